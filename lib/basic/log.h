@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Logging for the programs. Library code never logs: it returns -errno and
+ * the program logs once, with the log_*_errno() helpers that return the
+ * error they were handed, as in systemd:
+ *
+ *	return log_error_errno(r, "Failed to open %s: %m", path);
+ *
+ * Messages go to stderr prefixed with the program name; the daemon may
+ * redirect them to the journal with log_open_journal().
+ */
+
+#include <stdbool.h>
+#include <syslog.h>
+
+#include "macro.h"
+
+void log_set_max_level(int level);
+int log_get_max_level(void);
+/* Send messages to the journal (with PRIORITY=) instead of stderr. */
+void log_open_journal(void);
+
+/* Logs at the given syslog level and returns -abs(error) (or 0 if error is 0). */
+int log_internal(int level, int error, const char *file, int line, const char *func,
+		 const char *format, ...) _printf_(6, 7);
+
+#define log_full_errno(level, error, ...)                                                          \
+	log_internal((level), (error), __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define log_full(level, ...) ((void)log_full_errno((level), 0, __VA_ARGS__))
+
+#define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...) log_full(LOG_INFO, __VA_ARGS__)
+#define log_notice(...) log_full(LOG_NOTICE, __VA_ARGS__)
+#define log_warning(...) log_full(LOG_WARNING, __VA_ARGS__)
+#define log_error(...) log_full(LOG_ERR, __VA_ARGS__)
+
+#define log_debug_errno(error, ...) log_full_errno(LOG_DEBUG, (error), __VA_ARGS__)
+#define log_info_errno(error, ...) log_full_errno(LOG_INFO, (error), __VA_ARGS__)
+#define log_notice_errno(error, ...) log_full_errno(LOG_NOTICE, (error), __VA_ARGS__)
+#define log_warning_errno(error, ...) log_full_errno(LOG_WARNING, (error), __VA_ARGS__)
+#define log_error_errno(error, ...) log_full_errno(LOG_ERR, (error), __VA_ARGS__)
+
+/* For allocation failures: logs and returns -ENOMEM. */
+#define log_oom() log_error_errno(ENOMEM, "Out of memory.")

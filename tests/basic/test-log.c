@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <errno.h>
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+
+static void redirect_stderr(void)
+{
+	cr_redirect_stderr();
+}
+
+Test(log, returns_negative_errno, .init = redirect_stderr)
+{
+	cr_assert_eq(log_error_errno(ENOENT, "Failed to open %s: %m", "x"), -ENOENT);
+	cr_assert_eq(log_error_errno(-EIO, "Failed: %m"), -EIO);
+	fflush(stderr);
+
+	/* Criterion runs each test in a worker process with its own name. */
+	char expected[256];
+	snprintf(expected, sizeof(expected),
+		 "%1$s: Failed to open x: No such file or directory\n"
+		 "%1$s: Failed: Input/output error\n",
+		 program_invocation_short_name);
+	cr_assert_stderr_eq_str(expected);
+}
+
+Test(log, level_filter_keeps_errno, .init = redirect_stderr)
+{
+	log_set_max_level(LOG_WARNING);
+	errno = EPERM;
+	cr_assert_eq(log_debug_errno(EAGAIN, "hidden"), -EAGAIN);
+	cr_assert_eq(errno, EPERM);
+	fflush(stderr);
+	cr_assert_stderr_eq_str("");
+}
+
+Test(macro, take_ptr_and_fd)
+{
+	_cleanup_free_ char *p = strdup("x");
+	char *q = TAKE_PTR(p);
+
+	cr_assert_null(p);
+	cr_assert_str_eq(q, "x");
+	free(q);
+
+	int fd = 7;
+	cr_assert_eq(TAKE_FD(fd), 7);
+	cr_assert_eq(fd, -1);
+}
+
+Test(macro, array_size)
+{
+	static const int a[5];
+
+	cr_assert_eq(ARRAY_SIZE(a), 5);
+}
