@@ -108,8 +108,8 @@ StoreTxn *store_txn_free(StoreTxn *t);
 DEFINE_TRIVIAL_CLEANUP_FUNC(StoreTxn *, store_txn_free);
 
 /*
- * Retention, oldest crash first. A crash goes when it is older than max_age
- * (seconds before now), or while the store holds more than max_crashes
+ * Retention, oldest crash first. A crash goes when it was archived more than
+ * max_age before now (microseconds, like every time in the store), or while the store holds more than max_crashes
  * crashes or more than max_use bytes; 0 turns a limit off. With keep_unsent
  * a crash still waiting for upload (any target "pending" or "failed") is
  * never removed. *ret_removed (if not NULL) gets the removed ids.
