@@ -33,6 +33,7 @@ static int verb_help(int argc, char *argv[]);
 
 static const Verb verbs[] = {
 	{"help", 1, 1, false, verb_help, "Show this help"},
+	{"decode", 2, -1, false, verb_decode, "Decode CPER, MCE and dmesg records in FILEs"},
 };
 
 int print_json(json_t *v)
@@ -42,6 +43,18 @@ int print_json(json_t *v)
 	if (json_dumpf(v, stdout, flags | JSON_ENSURE_ASCII | JSON_SORT_KEYS) < 0 ||
 	    fputc('\n', stdout) == EOF)
 		return log_error_errno(EIO, "Failed to write JSON output: %m");
+	return 0;
+}
+
+int parse_json_arg(const char *s)
+{
+	if (!s || streq(s, "pretty"))
+		arg_json = JSON_PRETTY;
+	else if (streq(s, "short"))
+		arg_json = JSON_SHORT;
+	else
+		return log_error_errno(
+			EINVAL, "Unknown JSON format '%s': use --json=pretty or --json=short.", s);
 	return 0;
 }
 
@@ -82,7 +95,7 @@ static int parse_argv(int argc, char *argv[])
 		{"no-legend", no_argument, NULL, ARG_NO_LEGEND},
 		{"no-pager", no_argument, NULL, ARG_NO_PAGER},
 		{}};
-	int c;
+	int c, r;
 
 	/* "+": options after the verb belong to the verb. */
 	while ((c = getopt_long(argc, argv, "+h", options, NULL)) >= 0) {
@@ -96,15 +109,9 @@ static int parse_argv(int argc, char *argv[])
 			arg_store_dir = optarg;
 			break;
 		case ARG_JSON:
-			if (!optarg || streq(optarg, "pretty"))
-				arg_json = JSON_PRETTY;
-			else if (streq(optarg, "short"))
-				arg_json = JSON_SHORT;
-			else
-				return log_error_errno(EINVAL,
-						       "Unknown JSON format '%s': use "
-						       "--json=pretty or --json=short.",
-						       optarg);
+			r = parse_json_arg(optarg);
+			if (r < 0)
+				return r;
 			break;
 		case ARG_NO_LEGEND:
 			arg_legend = false;

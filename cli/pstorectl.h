@@ -23,3 +23,7 @@ extern bool arg_pager;
 
 /* Prints a JSON value in the format chosen with --json. */
 int print_json(json_t *v);
+/* Sets arg_json from the argument of --json (NULL: pretty). */
+int parse_json_arg(const char *s);
+
+int verb_decode(int argc, char *argv[]);
