@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <string.h>
 #include <unistd.h>
@@ -269,42 +268,12 @@ static int decode_one(const char *path)
 	}
 }
 
+/* argv: the verb, then the files (pstorectl.c took the options). */
 int verb_decode(int argc, char *argv[])
 {
-	enum { ARG_JSON = 0x100 };
-	static const struct option options[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"json", optional_argument, NULL, ARG_JSON},
-		{},
-	};
-	int c, r = 0;
+	int r = 0;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-		switch (c) {
-		case 'h':
-			printf("%s decode [--json[=pretty|short]] FILE...|-\n\n"
-			       "Decode CPER records, pstore mce-* and dmesg-* records.\n"
-			       "See pstore-cper(7).\n",
-			       program_invocation_short_name);
-			return 0;
-		case ARG_JSON:
-			r = parse_json_arg(optarg);
-			if (r < 0)
-				return r;
-			break;
-		case '?':
-			return -EINVAL;
-		default:
-			abort();
-		}
-	}
-	if (optind >= argc)
-		return log_error_errno(EINVAL, "decode: no file given: pass one or more files, or "
-					       "'-' to read stdin.");
-
-	r = 0;
-	for (int i = optind; i < argc; i++) {
+	for (int i = 1; i < argc; i++) {
 		int k = decode_one(argv[i]);
 		if (k < 0 && r == 0)
 			r = k;
