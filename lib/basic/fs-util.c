@@ -103,7 +103,7 @@ int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size
 	int r;
 
 	fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | flags,
-		    0640);
+		    0600);
 	if (fd < 0)
 		return -errno;
 	r = write_full(fd, buf, len);

@@ -22,10 +22,7 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len);
 /* Same for a file below dir_fd, opened with O_NOFOLLOW (-ELOOP on a symlink). */
 int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size_t *ret_len);
 
-/*
- * Writes a file below dir_fd (mode 0640 less the umask: callers keep files
- * private with a private directory and umask), fsyncs it, and closes it.
- */
+/* Writes a file below dir_fd (mode 0600), fsyncs it, and closes it. */
 int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size_t len);
 
 /*

@@ -473,7 +473,7 @@ static int index_append_text(Store *s, const char *text, size_t len)
 	_cleanup_close_ int fd = -1;
 
 	fd = openat(s->dir_fd, INDEX_FILE,
-		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0640);
+		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 	if (fd < 0)
 		return -errno;
 	/* One write(): a reader sees the whole line or, after a crash, a torn last one. */
@@ -1386,7 +1386,7 @@ int store_txn_begin(Store *s, const char *id, StoreTxn **ret)
 
 	/* A staging directory of this id is a leftover of a killed run: start afresh. */
 	(void)rm_rf_at(s->dir_fd, t->staging);
-	if (mkdirat(s->dir_fd, t->staging, 0750) < 0)
+	if (mkdirat(s->dir_fd, t->staging, 0700) < 0)
 		return -errno;
 	t->staged = true;
 	t->dir_fd = openat(s->dir_fd, t->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -1412,7 +1412,7 @@ static int txn_resolve(StoreTxn *t, const char *name, int *ret_fd, const char **
 		if (!file_name_is_valid(base))
 			return -EINVAL;
 		if (t->records_fd < 0) {
-			if (mkdirat(t->dir_fd, RECORDS_DIR, 0750) < 0 && errno != EEXIST)
+			if (mkdirat(t->dir_fd, RECORDS_DIR, 0700) < 0 && errno != EEXIST)
 				return -errno;
 			t->records_fd = openat(t->dir_fd, RECORDS_DIR,
 					       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -1469,7 +1469,7 @@ int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len)
 			return -ENOMEM;
 		t->appends = p;
 		fd = openat(dir_fd, base,
-			    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+			    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd < 0)
 			return -errno;
 		a = &t->appends[t->n_appends++];

@@ -10,10 +10,7 @@
  *	<store>/<crash-id>/records/<name>      the pstore files, byte for byte
  *	<store>/index                          listing cache, one summary per line
  *
- * The store directory is 0700 (created so when missing; never changed), which
- * keeps everything below it private; crash directories are 0750 and files
- * 0640, less the umask (pstored.service: UMask=0077), so that an
- * administrator can open the store to a group (pstorectl(1)). A crash directory appears only whole: it
+ * Directories are 0700, files 0600. A crash directory appears only whole: it
  * is written below <store>/.tmp-<crash-id>, every file and directory is
  * fsync'ed, then it is renamed into place and the store directory fsync'ed.
  * Every change to crash.json is an atomic rewrite followed by an index line.

@@ -31,14 +31,6 @@ static void teardown(void)
 
 TestSuite(store, .init = setup, .fini = teardown);
 
-static mode_t current_umask(void)
-{
-	mode_t m = umask(0);
-
-	umask(m);
-	return m;
-}
-
 static void make_id(const char *content, char id[static STORE_CRASH_ID_LEN + 1])
 {
 	char hex[SHA256_HEX_SIZE];
@@ -139,13 +131,12 @@ Test(store, commit_makes_whole_private_crash)
 	cr_assert_eq(store_crash_path(s, id, "dmesg.txt", &path), 0);
 	cr_assert_eq(read_full_file_at(AT_FDCWD, path, 1024, &dmesg, &len), 0);
 	cr_assert_str_eq(dmesg, "line 1\nPanic#1 Part1\nboom\n");
-	/* Below the private store directory: 0640 and 0750, less the umask. */
 	cr_assert_eq(stat(path, &st), 0);
-	cr_assert_eq(st.st_mode & 07777, 0640 & ~current_umask());
+	cr_assert_eq(st.st_mode & 07777, 0600);
 	free(path);
 	cr_assert_eq(store_crash_path(s, id, NULL, &path), 0);
 	cr_assert_eq(stat(path, &st), 0);
-	cr_assert_eq(st.st_mode & 07777, 0750 & ~current_umask());
+	cr_assert_eq(st.st_mode & 07777, 0700);
 	free(path);
 	cr_assert_eq(store_crash_path(s, id, "records/dmesg-erst-1", &path), 0);
 	cr_assert_eq(stat(path, &st), 0);
