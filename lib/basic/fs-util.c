@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs-util.h"
+#include "macro.h"
+
+int write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0, allocated = 0;
+	struct stat st;
+
+	/* Start with the file size when it is known; pstore and sysfs files may lie (0). */
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode) && st.st_size > 0)
+		allocated = MIN((size_t)st.st_size, max) + 1;
+	if (allocated < 4096)
+		allocated = MIN(max, (size_t)4096) + 1;
+
+	buf = malloc(allocated);
+	if (!buf)
+		return -ENOMEM;
+
+	for (;;) {
+		ssize_t n;
+
+		if (size + 1 >= allocated) {
+			size_t want;
+			char *p;
+
+			if (size > max)
+				return -EFBIG;
+			want = MIN(allocated * 2, max + 2);
+			p = realloc(buf, want);
+			if (!p)
+				return -ENOMEM;
+			buf = p;
+			allocated = want;
+		}
+
+		n = read(fd, buf + size, allocated - 1 - size);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		size += (size_t)n;
+		if (size > max)
+			return -EFBIG;
+	}
+
+	buf[size] = 0;
+	*ret = TAKE_PTR(buf);
+	if (ret_len)
+		*ret_len = size;
+	return 0;
+}
+
+int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -1;
+
+	fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	return read_full_fd(fd, max, ret, ret_len);
+}
+
+int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size_t len)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | flags,
+		    0600);
+	if (fd < 0)
+		return -errno;
+	r = write_full(fd, buf, len);
+	if (r < 0)
+		return r;
+	if (fsync(fd) < 0)
+		return -errno;
+	/* close() can report a deferred write error (NFS); do not lose it. */
+	if (close(TAKE_FD(fd)) < 0)
+		return -errno;
+	return 0;
+}
+
+int write_file_atomic_at(int dir_fd, const char *name, const void *buf, size_t len)
+{
+	char tmp[NAME_MAX + 1];
+	int r;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+
+	r = write_file_at(dir_fd, tmp, O_TRUNC, buf, len);
+	if (r < 0)
+		goto fail;
+	if (renameat(dir_fd, tmp, dir_fd, name) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (fsync(dir_fd) < 0)
+		return -errno;
+	return 0;
+fail:
+	(void)unlinkat(dir_fd, tmp, 0);
+	return r;
+}
+
+int rm_rf_at(int dir_fd, const char *name)
+{
+	_cleanup_close_ int fd = -1;
+	DIR *d;
+	struct dirent *de;
+	int r = 0;
+
+	if (unlinkat(dir_fd, name, 0) >= 0)
+		return 0;
+	if (errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+
+	fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d)
+		return -errno;
+	fd = dup(dirfd(d));
+	if (fd < 0) {
+		r = -errno;
+		closedir(d);
+		return r;
+	}
+
+	while ((errno = 0, de = readdir(d))) {
+		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+			continue;
+		r = rm_rf_at(fd, de->d_name);
+		if (r < 0)
+			break;
+	}
+	if (r == 0 && errno != 0)
+		r = -errno;
+	closedir(d);
+	if (r < 0)
+		return r;
+
+	if (unlinkat(dir_fd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * File helpers for durable, link-safe I/O. All return 0 or a negative errno
+ * and leave output parameters untouched on failure.
+ */
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* write(2) until everything is written, retrying on EINTR and short writes. */
+int write_full(int fd, const void *buf, size_t len);
+
+/*
+ * Reads an open file to its end into a NUL-terminated buffer (the NUL is not
+ * counted in *ret_len). -EFBIG if it holds more than max bytes: the read is
+ * bounded, so a huge or endless file cannot exhaust memory.
+ */
+int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len);
+
+/* Same for a file below dir_fd, opened with O_NOFOLLOW (-ELOOP on a symlink). */
+int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size_t *ret_len);
+
+/* Writes a file below dir_fd (mode 0600), fsyncs it, and closes it. */
+int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size_t len);
+
+/*
+ * Replaces dir_fd/name atomically: writes name.tmp, fsyncs it, renames it over
+ * name and fsyncs the directory.
+ */
+int write_file_atomic_at(int dir_fd, const char *name, const void *buf, size_t len);
+
+/* Removes dir_fd/name and everything below it, never following symlinks. */
+int rm_rf_at(int dir_fd, const char *name);

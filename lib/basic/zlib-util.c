@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "macro.h"
+#include "zlib-util.h"
+
+/*
+ * One inflate pass with the given windowBits (15: zlib header, -15: raw).
+ * The output buffer grows geometrically up to max_out + 1 bytes of data plus
+ * the NUL: the one byte over the limit tells "more output" (-EFBIG) from "the
+ * stream ends exactly at max_out" and from "the input ends early" (-EBADMSG).
+ */
+static int inflate_with(const void *in, size_t in_len, size_t max_out, int window_bits, void **ret,
+			size_t *ret_len)
+{
+	_cleanup_free_ unsigned char *out = NULL;
+	size_t cap, len = 0;
+	z_stream zs = {};
+	int r;
+
+	if (in_len > UINT_MAX)
+		return -EFBIG;
+	max_out = MIN(max_out, SIZE_MAX - 2);
+
+	if (inflateInit2(&zs, window_bits) != Z_OK)
+		return -ENOMEM;
+
+	cap = MIN(MAX(in_len * 4, (size_t)4096), max_out) + 2;
+	out = malloc(cap);
+	if (!out) {
+		inflateEnd(&zs);
+		return -ENOMEM;
+	}
+
+	zs.next_in = (unsigned char *)in;
+	zs.avail_in = (unsigned)in_len;
+	for (;;) {
+		if (len > max_out) {
+			r = -EFBIG;
+			break;
+		}
+		if (len + 1 == cap) {
+			size_t ncap = cap - 2 >= max_out / 2 ? max_out + 2 : cap * 2;
+			unsigned char *n = realloc(out, ncap);
+			if (!n) {
+				r = -ENOMEM;
+				break;
+			}
+			out = n;
+			cap = ncap;
+		}
+		size_t room = MIN(cap - 1 - len, (size_t)UINT_MAX);
+		zs.next_out = out + len;
+		zs.avail_out = (unsigned)room;
+		int z = inflate(&zs, Z_NO_FLUSH);
+		len += room - zs.avail_out;
+		if (z == Z_STREAM_END) {
+			r = len > max_out ? -EFBIG : 0;
+			break;
+		}
+		if (z == Z_MEM_ERROR) {
+			r = -ENOMEM;
+			break;
+		}
+		if (z != Z_OK && z != Z_BUF_ERROR) {
+			r = -EBADMSG;
+			break;
+		}
+		/* Output room left but no input: the stream was cut short. */
+		if (zs.avail_out > 0 && zs.avail_in == 0) {
+			r = -EBADMSG;
+			break;
+		}
+	}
+	inflateEnd(&zs);
+	if (r < 0)
+		return r;
+
+	out[len] = '\0';
+	*ret = TAKE_PTR(out);
+	*ret_len = len;
+	return 0;
+}
+
+int zlib_inflate_buffer(const void *in, size_t in_len, size_t max_out, void **ret, size_t *ret_len)
+{
+	int r;
+
+	if (!in && in_len > 0)
+		return -EINVAL;
+
+	r = inflate_with(in, in_len, max_out, 15, ret, ret_len);
+	if (r != -EBADMSG)
+		return r;
+	return inflate_with(in, in_len, max_out, -15, ret, ret_len);
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <regex.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "macro.h"
+#include "redact.h"
+
+/*
+ * A rule finds candidates with a regular expression; an optional check
+ * then decides whether a candidate really is what the rule redacts and
+ * how long it is (an IPv6 candidate "fe80::1:" in "fe80::1: link up" is
+ * the address "fe80::1" and a colon). Rules run one after the other over
+ * the whole text, each on the previous one's output.
+ */
+typedef size_t (*RedactCheck)(const char *text, size_t len, size_t start, size_t end);
+
+typedef struct RedactRule {
+	regex_t regex;
+	RedactCheck check; /* NULL: every match counts */
+	char *tag;
+} RedactRule;
+
+struct Redactor {
+	RedactRule *rules;
+	size_t n_rules;
+};
+
+static bool is_word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* The character before start, or NUL at the beginning. */
+static char char_before(const char *text, size_t start)
+{
+	return start > 0 ? text[start - 1] : '\0';
+}
+
+static char char_at(const char *text, size_t len, size_t pos)
+{
+	return pos < len ? text[pos] : '\0';
+}
+
+static bool address_parses(int family, const char *s, size_t n)
+{
+	char buf[INET6_ADDRSTRLEN + 1];
+	unsigned char addr[sizeof(struct in6_addr)];
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return inet_pton(family, buf, addr) == 1;
+}
+
+/*
+ * "10.0.0.1" but not the middle of a version "6.1.0.17.3" or of a word;
+ * a final full stop ends a sentence, not the address.
+ */
+static size_t check_ipv4(const char *text, size_t len, size_t start, size_t end)
+{
+	char before = char_before(text, start), after = char_at(text, len, end);
+
+	if (is_word_char(before) || before == '.')
+		return 0;
+	if (isdigit((unsigned char)after) ||
+	    (after == '.' && isdigit((unsigned char)char_at(text, len, end + 1))))
+		return 0;
+	return address_parses(AF_INET, text + start, end - start) ? end - start : 0;
+}
+
+/* The longest prefix of the candidate that is an address, at least "::1". */
+static size_t check_ipv6(const char *text, size_t len, size_t start, size_t end)
+{
+	char before = char_before(text, start);
+
+	char after = char_at(text, len, end);
+
+	/* "::ffff:10.0.0.1" is left to the IPv4 rule, which takes its end. */
+	if (is_word_char(before) || before == ':' || is_word_char(after) ||
+	    (after == '.' && isdigit((unsigned char)char_at(text, len, end + 1))))
+		return 0;
+	for (size_t n = end - start; n >= 3; n--)
+		if (address_parses(AF_INET6, text + start, n))
+			return n;
+	return 0;
+}
+
+static size_t check_mac(const char *text, size_t len, size_t start, size_t end)
+{
+	char before = char_before(text, start), after = char_at(text, len, end);
+
+	if (is_word_char(before) || before == ':' || is_word_char(after) || after == ':')
+		return 0;
+	return end - start;
+}
+
+static size_t check_word(const char *text, size_t len, size_t start, size_t end)
+{
+	if (is_word_char(char_before(text, start)) || is_word_char(char_at(text, len, end)))
+		return 0;
+	return end - start;
+}
+
+static int redactor_add_rule(Redactor *r, const char *regex, int cflags, RedactCheck check,
+			     const char *tag, char **ret_error)
+{
+	RedactRule *rules, *rule;
+	int k;
+
+	rules = reallocarray(r->rules, r->n_rules + 1, sizeof(*rules));
+	if (!rules)
+		return -ENOMEM;
+	r->rules = rules;
+	rule = &rules[r->n_rules];
+
+	rule->tag = strdup(tag);
+	if (!rule->tag)
+		return -ENOMEM;
+
+	k = regcomp(&rule->regex, regex, REG_EXTENDED | REG_NEWLINE | cflags);
+	if (k != 0) {
+		if (ret_error) {
+			char msg[256];
+
+			regerror(k, &rule->regex, msg, sizeof(msg));
+			*ret_error = strdup(msg);
+		}
+		free(rule->tag);
+		return k == REG_ESPACE ? -ENOMEM : -EINVAL;
+	}
+	rule->check = check;
+	r->n_rules++;
+	return 0;
+}
+
+int redactor_new(Redactor **ret)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	int k;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+
+	/* MACs first: "52:54:00:12:34:56" is also an IPv6 candidate. */
+	k = redactor_add_rule(r, "[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}", 0, check_mac, "[MAC]",
+			      NULL);
+	if (k < 0)
+		return k;
+	k = redactor_add_rule(r, "[0-9A-Fa-f]{0,4}(:[0-9A-Fa-f]{0,4}){2,7}", 0, check_ipv6,
+			      "[IPv6]", NULL);
+	if (k < 0)
+		return k;
+	k = redactor_add_rule(r, "[0-9]{1,3}(\\.[0-9]{1,3}){3}", 0, check_ipv4, "[IPv4]", NULL);
+	if (k < 0)
+		return k;
+
+	*ret = TAKE_PTR(r);
+	return 0;
+}
+
+Redactor *redactor_free(Redactor *r)
+{
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < r->n_rules; i++) {
+		regfree(&r->rules[i].regex);
+		free(r->rules[i].tag);
+	}
+	free(r->rules);
+	free(r);
+	return NULL;
+}
+
+int redactor_add_word(Redactor *r, const char *word, const char *tag)
+{
+	_cleanup_free_ char *regex = NULL;
+	size_t n = strlen(word);
+	char *p;
+
+	if (n < 3 || strcasecmp(word, "localhost") == 0 || streq(word, "(none)"))
+		return 0;
+
+	/* Quote every character: a hostname or serial number is not a pattern. */
+	regex = malloc(n * 4 + 1);
+	if (!regex)
+		return -ENOMEM;
+	p = regex;
+	for (const char *c = word; *c; c++) {
+		if (*c == '\\' || *c == '^') {
+			*p++ = '\\';
+			*p++ = *c;
+		} else if (isalnum((unsigned char)*c)) {
+			*p++ = *c;
+		} else {
+			*p++ = '[';
+			*p++ = *c;
+			*p++ = ']';
+		}
+	}
+	*p = '\0';
+
+	return redactor_add_rule(r, regex, REG_ICASE, check_word, tag, NULL);
+}
+
+int redactor_add_regex(Redactor *r, const char *regex, char **ret_error)
+{
+	return redactor_add_rule(r, regex, 0, NULL, "[REDACTED]", ret_error);
+}
+
+/* One rule over text[0..len), written to out. */
+static int redact_rule(const RedactRule *rule, const char *text, size_t len, FILE *out)
+{
+	size_t pos = 0, copied = 0;
+
+	while (pos <= len) {
+		regmatch_t m = {.rm_so = pos, .rm_eo = len};
+		int flags = REG_STARTEND;
+		size_t start, n;
+
+		if (pos > 0 && text[pos - 1] != '\n')
+			flags |= REG_NOTBOL;
+		if (regexec(&rule->regex, text, 1, &m, flags) != 0)
+			break;
+
+		start = m.rm_so;
+		n = (size_t)(m.rm_eo - m.rm_so);
+		if (n > 0 && rule->check)
+			n = rule->check(text, len, start, start + n);
+		if (n == 0) {
+			/* Not a match after all (or an empty one): go on after its start. */
+			pos = start + 1;
+			continue;
+		}
+
+		if (fwrite(text + copied, 1, start - copied, out) != start - copied ||
+		    fputs(rule->tag, out) == EOF)
+			return -ENOMEM;
+		pos = copied = start + n;
+	}
+
+	if (fwrite(text + copied, 1, len - copied, out) != len - copied)
+		return -ENOMEM;
+	return 0;
+}
+
+int redact_text(const Redactor *r, const char *text, size_t len, char **ret, size_t *ret_len)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t buf_len = len;
+
+	buf = malloc(len + 1);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+
+	for (size_t i = 0; i < r->n_rules; i++) {
+		_cleanup_free_ char *next = NULL;
+		size_t next_len = 0;
+		FILE *out;
+		int k;
+
+		out = open_memstream(&next, &next_len);
+		if (!out)
+			return -ENOMEM;
+		k = redact_rule(&r->rules[i], buf, buf_len, out);
+		if (fclose(out) != 0 && k == 0)
+			k = -ENOMEM;
+		if (k < 0)
+			return k;
+
+		free(buf);
+		buf = TAKE_PTR(next);
+		buf_len = next_len;
+	}
+
+	if (ret_len)
+		*ret_len = buf_len;
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+int redact_json_strings(const Redactor *r, json_t *v)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+	int k;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING: {
+		_cleanup_free_ char *s = NULL;
+		size_t n;
+
+		k = redact_text(r, json_string_value(v), json_string_length(v), &s, &n);
+		if (k < 0)
+			return k;
+		return json_string_setn_nocheck(v, s, n) < 0 ? -ENOMEM : 0;
+	}
+	case JSON_OBJECT:
+		json_object_foreach(v, key, item) {
+			k = redact_json_strings(r, item);
+			if (k < 0)
+				return k;
+		}
+		return 0;
+	case JSON_ARRAY:
+		json_array_foreach(v, i, item) {
+			k = redact_json_strings(r, item);
+			if (k < 0)
+				return k;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}

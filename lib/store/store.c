@@ -1,0 +1,1009 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The crash store: see store.h for the layout and pstored-store(5) for the
+ * user-facing description of every file.
+ */
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+
+#include "fs-util.h"
+#include "store.h"
+
+#define INDEX_FILE "index.jsonl"
+#define CRASH_FILE "crash.json"
+#define RECORDS_DIR "records"
+#define STAGING_PREFIX ".tmp-"
+#define DELETED_PREFIX ".deleted-"
+#define CRASH_JSON_MAX (16U * 1024 * 1024)
+
+/* The pstored namespace for name-based crash ids (RFC 4122 section 4.3). */
+static const uuid_t crash_id_namespace = {0xd0, 0x00, 0x67, 0x9e, 0x6e, 0xa1, 0x45, 0x7f,
+					  0x91, 0x45, 0xa2, 0x7f, 0x8e, 0x7d, 0xe2, 0x92};
+
+/* crash.json keys copied as they are into a summary (the index line). */
+static const char *const summary_keys[] = {
+	"id",	       "kind",	   "reason",	   "severity", "backend",	"time",
+	"archived_at", "complete", "stored_bytes", "boot_id",  "pstore_reason",
+};
+/* Keys of crash.json's "analysis" object copied into a summary. */
+static const char *const summary_analysis_keys[] = {
+	"signature", "function", "module", "kernel_version", "message",
+};
+
+struct Store {
+	char *path;
+	int dir_fd;
+	StoreOpenFlags flags;
+};
+
+typedef struct TxnAppend {
+	char *name;
+	int fd;
+} TxnAppend;
+
+struct StoreTxn {
+	Store *store;
+	char id[STORE_CRASH_ID_LEN + 1];
+	char staging[sizeof(STAGING_PREFIX) + STORE_CRASH_ID_LEN];
+	int lock_fd;
+	int dir_fd;
+	int records_fd;
+	TxnAppend *appends;
+	size_t n_appends;
+	uint64_t size;
+	bool staged; /* the staging directory exists and was not renamed into place */
+};
+
+bool store_crash_id_is_valid(const char *id)
+{
+	uuid_t u;
+
+	if (!id || strlen(id) != STORE_CRASH_ID_LEN)
+		return false;
+	for (const char *p = id; *p; p++)
+		if (isupper((unsigned char)*p))
+			return false;
+	return uuid_parse(id, u) == 0;
+}
+
+int store_crash_id_from_digests(const char *const *sha256_hex, size_t n,
+				char ret[static STORE_CRASH_ID_LEN + 1])
+{
+	_cleanup_free_ char *name = NULL;
+	size_t len = 0;
+	uuid_t u;
+
+	if (n == 0)
+		return -EINVAL;
+	name = malloc(n * 65);
+	if (!name)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(sha256_hex[i]) != 64)
+			return -EINVAL;
+		memcpy(name + len, sha256_hex[i], 64);
+		name[len + 64] = '\n';
+		len += 65;
+	}
+	uuid_generate_sha1(u, crash_id_namespace, name, len);
+	uuid_unparse_lower(u, ret);
+	return 0;
+}
+
+/* Takes the store's write lock: an flock(2) of a new open file description of the directory. */
+static int store_lock(Store *s, bool wait)
+{
+	_cleanup_close_ int fd = -1;
+
+	if (s->flags & STORE_READONLY)
+		return -EROFS;
+	fd = openat(s->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return TAKE_FD(fd);
+}
+
+/* Removes staging and half-deleted directories left by an interrupted writer. Lock held. */
+static int store_remove_leftovers(Store *s)
+{
+	_cleanup_close_ int fd = -1;
+	DIR *d;
+	struct dirent *de;
+	int r = 0;
+
+	fd = openat(s->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d)
+		return -errno;
+	TAKE_FD(fd);
+	while ((de = readdir(d))) {
+		if (strneq(de->d_name, STAGING_PREFIX, strlen(STAGING_PREFIX)) ||
+		    strneq(de->d_name, DELETED_PREFIX, strlen(DELETED_PREFIX))) {
+			int k = rm_rf_at(s->dir_fd, de->d_name);
+			if (k < 0 && r == 0)
+				r = k;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+int store_open(const char *dir, StoreOpenFlags flags, Store **ret)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	struct stat st;
+
+	if (!dir || !*dir || ((flags & STORE_CREATE) && (flags & STORE_READONLY)))
+		return -EINVAL;
+
+	if ((flags & STORE_CREATE) && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->dir_fd = -1;
+	s->flags = flags;
+	s->path = strdup(dir);
+	if (!s->path)
+		return -ENOMEM;
+
+	s->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dir_fd < 0)
+		return -errno;
+	if (fstat(s->dir_fd, &st) < 0)
+		return -errno;
+
+	if (!(flags & STORE_READONLY)) {
+		_cleanup_close_ int lock_fd = -1;
+
+		if (faccessat(s->dir_fd, ".", W_OK, AT_EACCESS) < 0)
+			return -errno;
+		/* Tidy up after a killed writer, unless another writer is busy right now. */
+		lock_fd = store_lock(s, false);
+		if (lock_fd >= 0)
+			(void)store_remove_leftovers(s);
+	}
+
+	*ret = TAKE_PTR(s);
+	return 0;
+}
+
+Store *store_free(Store *s)
+{
+	if (!s)
+		return NULL;
+	if (s->dir_fd >= 0)
+		close(s->dir_fd);
+	free(s->path);
+	free(s);
+	return NULL;
+}
+
+const char *store_path(const Store *s)
+{
+	return s->path;
+}
+
+static int open_crash_dir(Store *s, const char *id)
+{
+	int fd;
+
+	if (!store_crash_id_is_valid(id))
+		return -EINVAL;
+	fd = openat(s->dir_fd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOTDIR || errno == ELOOP ? -ENOENT : -errno;
+	return fd;
+}
+
+bool store_has_crash(Store *s, const char *id)
+{
+	_cleanup_close_ int fd = open_crash_dir(s, id);
+
+	return fd >= 0 && faccessat(fd, CRASH_FILE, F_OK, AT_SYMLINK_NOFOLLOW) >= 0;
+}
+
+int store_crash_path(Store *s, const char *id, const char *file, char **ret)
+{
+	char *p;
+
+	if (!store_crash_id_is_valid(id))
+		return -EINVAL;
+	if (file && (!*file || file[0] == '/' || strstr(file, "..")))
+		return -EINVAL;
+	if (asprintf(&p, "%s/%s%s%s", s->path, id, file ? "/" : "", file ?: "") < 0)
+		return -ENOMEM;
+	*ret = p;
+	return 0;
+}
+
+static int load_crash_at(int crash_fd, const char *id, json_t **ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	json_t *crash, *cid;
+	size_t len;
+	int r;
+
+	r = read_full_file_at(crash_fd, CRASH_FILE, CRASH_JSON_MAX, &buf, &len);
+	if (r < 0)
+		return r;
+	crash = json_loadb(buf, len, 0, NULL);
+	if (!json_is_object(crash)) {
+		json_decref(crash);
+		return -EBADMSG;
+	}
+	cid = json_object_get(crash, "id");
+	if (!json_is_string(cid) || !streq(json_string_value(cid), id)) {
+		json_decref(crash);
+		return -EBADMSG;
+	}
+	*ret = crash;
+	return 0;
+}
+
+int store_load_crash(Store *s, const char *id, json_t **ret_crash)
+{
+	_cleanup_close_ int fd = open_crash_dir(s, id);
+
+	if (fd < 0)
+		return fd;
+	return load_crash_at(fd, id, ret_crash);
+}
+
+static bool upload_state_is_unsent(const char *state)
+{
+	return streq(state, "pending") || streq(state, "failed");
+}
+
+int store_crash_summary(json_t *crash, json_t **ret)
+{
+	json_t *summary, *analysis, *records, *upload, *v;
+	const char *target;
+
+	if (!json_is_object(crash) || !json_is_string(json_object_get(crash, "id")))
+		return -EINVAL;
+	summary = json_object();
+	if (!summary)
+		return -ENOMEM;
+
+	for (size_t i = 0; i < ARRAY_SIZE(summary_keys); i++) {
+		v = json_object_get(crash, summary_keys[i]);
+		if (v && json_object_set(summary, summary_keys[i], v) < 0)
+			goto oom;
+	}
+	analysis = json_object_get(crash, "analysis");
+	for (size_t i = 0; json_is_object(analysis) && i < ARRAY_SIZE(summary_analysis_keys); i++) {
+		v = json_object_get(analysis, summary_analysis_keys[i]);
+		if (v && !json_is_null(v) &&
+		    json_object_set(summary, summary_analysis_keys[i], v) < 0)
+			goto oom;
+	}
+	records = json_object_get(crash, "records");
+	if (json_object_set_new(summary, "records",
+				json_integer((json_int_t)json_array_size(records))) < 0)
+		goto oom;
+
+	/* Upload state: just "target": "state", enough to list and to vacuum. */
+	upload = json_object_get(crash, "upload");
+	if (json_is_object(upload)) {
+		json_t *states = json_object();
+
+		if (!states || json_object_set_new(summary, "upload", states) < 0)
+			goto oom;
+		json_object_foreach(upload, target, v) {
+			json_t *state = json_object_get(v, "state");
+
+			if (json_is_string(state) && json_object_set(states, target, state) < 0)
+				goto oom;
+		}
+	}
+
+	*ret = summary;
+	return 0;
+oom:
+	json_decref(summary);
+	return -ENOMEM;
+}
+
+static bool summary_is_unsent(json_t *summary)
+{
+	const char *target;
+	json_t *state;
+
+	json_object_foreach(json_object_get(summary, "upload"), target, state)
+		if (json_is_string(state) && upload_state_is_unsent(json_string_value(state)))
+			return true;
+	return false;
+}
+
+static int index_append(Store *s, json_t *line)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t len;
+
+	text = json_dumps(line, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text)
+		return -ENOMEM;
+	len = strlen(text);
+	text[len++] = '\n'; /* replaces the NUL: one write(), one line */
+
+	fd = openat(s->dir_fd, INDEX_FILE,
+		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	if (fd < 0)
+		return -errno;
+	return write_full(fd, text, len);
+}
+
+static int index_append_crash(Store *s, json_t *crash)
+{
+	json_auto_t *summary = NULL;
+	int r;
+
+	r = store_crash_summary(crash, &summary);
+	if (r < 0)
+		return r;
+	return index_append(s, summary);
+}
+
+/*
+ * Reads the index into map (id -> summary). Returns the number of lines, or
+ * -EBADMSG (map still filled with what was readable) if a line is corrupt.
+ */
+static int index_read(Store *s, json_t *map)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL;
+	size_t allocated = 0;
+	int fd, lines = 0;
+	bool corrupt = false;
+	ssize_t n;
+
+	fd = openat(s->dir_fd, INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
+
+	while ((n = getline(&line, &allocated, f)) > 0) {
+		json_t *entry, *id;
+
+		if (line[n - 1] != '\n')
+			break; /* a writer was interrupted mid-line: the line never happened */
+		lines++;
+		entry = json_loadb(line, (size_t)n, 0, NULL);
+		id = json_object_get(entry, "id");
+		if (!json_is_object(entry) || !json_is_string(id) ||
+		    !store_crash_id_is_valid(json_string_value(id))) {
+			json_decref(entry);
+			corrupt = true;
+			continue;
+		}
+		if (json_is_true(json_object_get(entry, "deleted"))) {
+			json_object_del(map, json_string_value(id));
+			json_decref(entry);
+		} else if (json_object_set_new(map, json_string_value(id), entry) < 0)
+			return -ENOMEM;
+	}
+	if (ferror(f))
+		return -EIO;
+	return corrupt ? -EBADMSG : lines;
+}
+
+static int index_write(Store *s, json_t *map)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, allocated = 0;
+	const char *id;
+	json_t *summary;
+
+	json_object_foreach(map, id, summary) {
+		_cleanup_free_ char *text = json_dumps(summary, JSON_COMPACT | JSON_SORT_KEYS);
+		size_t l;
+
+		if (!text)
+			return -ENOMEM;
+		l = strlen(text);
+		if (len + l + 1 > allocated) {
+			size_t want = MAX(allocated * 2, len + l + 1 + 4096);
+			char *p = realloc(buf, want);
+
+			if (!p)
+				return -ENOMEM;
+			buf = p;
+			allocated = want;
+		}
+		memcpy(buf + len, text, l);
+		buf[len + l] = '\n';
+		len += l + 1;
+	}
+	return write_file_atomic_at(s->dir_fd, INDEX_FILE, buf ?: "", len);
+}
+
+/*
+ * Makes map agree with the crash directories: one readdir, reading only the
+ * crash.json of crashes the index lacks. Returns > 0 if map changed.
+ */
+static int index_reconcile(Store *s, json_t *map)
+{
+	_cleanup_close_ int fd = -1;
+	json_auto_t *present = NULL;
+	bool changed = false;
+	struct dirent *de;
+	const char *id;
+	json_t *v, *tmp;
+	DIR *d;
+	int r = 0;
+
+	present = json_object();
+	if (!present)
+		return -ENOMEM;
+	fd = openat(s->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d)
+		return -errno;
+	TAKE_FD(fd);
+
+	while ((errno = 0, de = readdir(d))) {
+		if (!store_crash_id_is_valid(de->d_name))
+			continue;
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (json_object_set_new(present, de->d_name, json_true()) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		if (!json_object_get(map, de->d_name)) {
+			_cleanup_close_ int crash_fd = open_crash_dir(s, de->d_name);
+			json_auto_t *crash = NULL;
+			json_t *summary;
+
+			/* Not a whole crash (or unreadable): not listed, like a stray file. */
+			if (crash_fd < 0 || load_crash_at(crash_fd, de->d_name, &crash) < 0) {
+				json_object_del(present, de->d_name);
+				continue;
+			}
+			r = store_crash_summary(crash, &summary);
+			if (r < 0)
+				break;
+			if (json_object_set_new(map, de->d_name, summary) < 0) {
+				r = -ENOMEM;
+				break;
+			}
+			changed = true;
+		}
+	}
+	if (r == 0 && errno != 0)
+		r = -errno;
+	closedir(d);
+	if (r < 0)
+		return r;
+
+	json_object_foreach_safe(map, tmp, id, v) {
+		if (!json_object_get(present, id)) {
+			json_object_del(map, id);
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+/* Loads the index, checked against the directories. Returns > 0 if it should be rewritten. */
+static int index_load(Store *s, json_t **ret_map)
+{
+	json_auto_t *map = NULL;
+	bool rewrite;
+	int lines, r;
+
+	map = json_object();
+	if (!map)
+		return -ENOMEM;
+	lines = index_read(s, map);
+	if (lines == -ENOMEM)
+		return lines;
+	rewrite = lines < 0;
+
+	r = index_reconcile(s, map);
+	if (r < 0)
+		return r;
+	/* Compact once superseded lines outnumber live ones. */
+	if (r > 0 || (lines > 0 && (size_t)lines > 2 * json_object_size(map) + 64))
+		rewrite = true;
+
+	*ret_map = TAKE_PTR(map);
+	return rewrite;
+}
+
+static int compare_summaries(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	json_int_t tx = json_integer_value(json_object_get(x, "time"));
+	json_int_t ty = json_integer_value(json_object_get(y, "time"));
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return strcmp(json_string_value(json_object_get(x, "id")),
+		      json_string_value(json_object_get(y, "id")));
+}
+
+static int map_to_sorted_array(json_t *map, json_t **ret)
+{
+	_cleanup_free_ json_t **v = NULL;
+	json_t *array, *summary;
+	const char *id;
+	size_t n = 0;
+
+	v = calloc(json_object_size(map) + 1, sizeof(json_t *));
+	array = json_array();
+	if (!v || !array) {
+		json_decref(array);
+		return -ENOMEM;
+	}
+	json_object_foreach(map, id, summary)
+		v[n++] = summary;
+	qsort(v, n, sizeof(json_t *), compare_summaries);
+	for (size_t i = 0; i < n; i++)
+		if (json_array_append(array, v[i]) < 0) {
+			json_decref(array);
+			return -ENOMEM;
+		}
+	*ret = array;
+	return 0;
+}
+
+/* The checked index as a map; repairs the file when that is possible without waiting. */
+static int store_index(Store *s, json_t **ret_map)
+{
+	json_auto_t *map = NULL;
+	int r;
+
+	r = index_load(s, &map);
+	if (r > 0 && !(s->flags & STORE_READONLY)) {
+		_cleanup_close_ int lock_fd = store_lock(s, false);
+
+		if (lock_fd >= 0) {
+			/* Reload under the lock so that no concurrent update is lost. */
+			json_decref(map);
+			map = NULL;
+			r = index_load(s, &map);
+			if (r > 0)
+				(void)index_write(s, map);
+		}
+	}
+	if (r < 0)
+		return r;
+	*ret_map = TAKE_PTR(map);
+	return 0;
+}
+
+int store_list(Store *s, json_t **ret_summaries)
+{
+	json_auto_t *map = NULL;
+	int r;
+
+	r = store_index(s, &map);
+	if (r < 0)
+		return r;
+	return map_to_sorted_array(map, ret_summaries);
+}
+
+int store_rebuild_index(Store *s)
+{
+	_cleanup_close_ int lock_fd = -1;
+	json_auto_t *map = NULL;
+	int r;
+
+	lock_fd = store_lock(s, true);
+	if (lock_fd < 0)
+		return lock_fd;
+	map = json_object();
+	if (!map)
+		return -ENOMEM;
+	r = index_reconcile(s, map);
+	if (r < 0)
+		return r;
+	return index_write(s, map);
+}
+
+int store_resolve_id(Store *s, const char *prefix, char **ret_id, json_t **ret_matches)
+{
+	json_auto_t *summaries = NULL, *matches = NULL;
+	size_t len = prefix ? strlen(prefix) : 0;
+	json_t *summary;
+	size_t i;
+	int r;
+
+	if (len == 0 || len > STORE_CRASH_ID_LEN)
+		return -EINVAL;
+	for (const char *p = prefix; *p; p++)
+		if (!isxdigit((unsigned char)*p) && *p != '-')
+			return -EINVAL;
+
+	r = store_list(s, &summaries);
+	if (r < 0)
+		return r;
+	matches = json_array();
+	if (!matches)
+		return -ENOMEM;
+	json_array_foreach(summaries, i, summary) {
+		const char *id = json_string_value(json_object_get(summary, "id"));
+
+		if (strncasecmp(id, prefix, len) == 0 && json_array_append(matches, summary) < 0)
+			return -ENOMEM;
+	}
+
+	if (json_array_size(matches) == 0)
+		return -ENOENT;
+	if (json_array_size(matches) > 1) {
+		if (ret_matches)
+			*ret_matches = TAKE_PTR(matches);
+		return -ENOTUNIQ;
+	}
+	if (ret_id) {
+		char *id = strdup(
+			json_string_value(json_object_get(json_array_get(matches, 0), "id")));
+
+		if (!id)
+			return -ENOMEM;
+		*ret_id = id;
+	}
+	if (ret_matches)
+		*ret_matches = TAKE_PTR(matches);
+	return 0;
+}
+
+static int crash_json_write(int crash_fd, json_t *crash, bool atomic)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	text = json_dumps(crash, JSON_INDENT(2) | JSON_SORT_KEYS);
+	if (!text)
+		return -ENOMEM;
+	len = strlen(text);
+	text[len++] = '\n';
+	if (atomic)
+		return write_file_atomic_at(crash_fd, CRASH_FILE, text, len);
+	return write_file_at(crash_fd, CRASH_FILE, O_EXCL, text, len);
+}
+
+int store_update_crash(Store *s, const char *id, json_t *crash)
+{
+	_cleanup_close_ int lock_fd = -1, crash_fd = -1;
+	json_t *cid = json_object_get(crash, "id");
+	int r;
+
+	if (!json_is_object(crash) || !json_is_string(cid) || !streq(json_string_value(cid), id))
+		return -EINVAL;
+	lock_fd = store_lock(s, true);
+	if (lock_fd < 0)
+		return lock_fd;
+	crash_fd = open_crash_dir(s, id);
+	if (crash_fd < 0)
+		return crash_fd;
+	r = crash_json_write(crash_fd, crash, true);
+	if (r < 0)
+		return r;
+	/* crash.json is the truth; should this fail, listing repairs the index. */
+	(void)index_append_crash(s, crash);
+	return 0;
+}
+
+static int store_delete_locked(Store *s, const char *id)
+{
+	char deleted[sizeof(DELETED_PREFIX) + STORE_CRASH_ID_LEN];
+	json_auto_t *tombstone = NULL;
+	int r;
+
+	if (!store_crash_id_is_valid(id))
+		return -EINVAL;
+	snprintf(deleted, sizeof(deleted), DELETED_PREFIX "%s", id);
+
+	/* Hide it first, atomically, then take it apart. */
+	if (renameat(s->dir_fd, id, s->dir_fd, deleted) < 0)
+		return -errno;
+	if (fsync(s->dir_fd) < 0)
+		return -errno;
+
+	tombstone = json_pack("{s:s, s:b}", "id", id, "deleted", true);
+	if (!tombstone)
+		return -ENOMEM;
+	(void)index_append(s, tombstone);
+
+	r = rm_rf_at(s->dir_fd, deleted);
+	if (r < 0)
+		return r;
+	return 0;
+}
+
+int store_delete_crash(Store *s, const char *id)
+{
+	_cleanup_close_ int lock_fd = -1;
+
+	if (!store_crash_id_is_valid(id))
+		return -EINVAL;
+	lock_fd = store_lock(s, true);
+	if (lock_fd < 0)
+		return lock_fd;
+	return store_delete_locked(s, id);
+}
+
+static uint64_t summary_uint(json_t *summary, const char *key)
+{
+	json_int_t v = json_integer_value(json_object_get(summary, key));
+
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+int store_vacuum(Store *s, const StoreVacuumLimits *limits, uint64_t now, json_t **ret_removed)
+{
+	_cleanup_close_ int lock_fd = -1;
+	json_auto_t *map = NULL, *summaries = NULL, *removed = NULL;
+	uint64_t use = 0, count;
+	json_t *summary;
+	size_t i;
+	int r;
+
+	lock_fd = store_lock(s, true);
+	if (lock_fd < 0)
+		return lock_fd;
+	r = index_load(s, &map);
+	if (r < 0)
+		return r;
+	if (r > 0)
+		(void)index_write(s, map);
+	r = map_to_sorted_array(map, &summaries);
+	if (r < 0)
+		return r;
+	removed = json_array();
+	if (!removed)
+		return -ENOMEM;
+
+	count = json_array_size(summaries);
+	json_array_foreach(summaries, i, summary)
+		use += summary_uint(summary, "stored_bytes");
+
+	json_array_foreach(summaries, i, summary) {
+		const char *id = json_string_value(json_object_get(summary, "id"));
+		uint64_t archived = summary_uint(summary, "archived_at");
+		bool too_old = limits->max_age > 0 && archived + limits->max_age < now;
+		bool too_many = limits->max_crashes > 0 && count > limits->max_crashes;
+		bool too_big = limits->max_use > 0 && use > limits->max_use;
+
+		if (!too_old && !too_many && !too_big)
+			continue;
+		if (limits->keep_unsent && summary_is_unsent(summary))
+			continue;
+
+		r = store_delete_locked(s, id);
+		if (r < 0)
+			return r;
+		if (json_array_append_new(removed, json_string(id)) < 0)
+			return -ENOMEM;
+		count--;
+		use -= MIN(use, summary_uint(summary, "stored_bytes"));
+	}
+
+	r = (int)MIN(json_array_size(removed), (size_t)INT32_MAX);
+	if (ret_removed)
+		*ret_removed = TAKE_PTR(removed);
+	return r;
+}
+
+int store_txn_begin(Store *s, const char *id, StoreTxn **ret)
+{
+	_cleanup_(store_txn_freep) StoreTxn *t = NULL;
+
+	if (!store_crash_id_is_valid(id))
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->store = s;
+	t->lock_fd = t->dir_fd = t->records_fd = -1;
+	memcpy(t->id, id, sizeof(t->id));
+	snprintf(t->staging, sizeof(t->staging), STAGING_PREFIX "%s", id);
+
+	t->lock_fd = store_lock(s, true);
+	if (t->lock_fd < 0)
+		return t->lock_fd;
+	if (faccessat(s->dir_fd, id, F_OK, AT_SYMLINK_NOFOLLOW) >= 0)
+		return -EEXIST;
+
+	/* A staging directory of this id is a leftover of a killed run: start afresh. */
+	(void)rm_rf_at(s->dir_fd, t->staging);
+	if (mkdirat(s->dir_fd, t->staging, 0700) < 0)
+		return -errno;
+	t->staged = true;
+	t->dir_fd = openat(s->dir_fd, t->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (t->dir_fd < 0)
+		return -errno;
+
+	*ret = TAKE_PTR(t);
+	return 0;
+}
+
+static bool file_name_is_valid(const char *name)
+{
+	return name && *name && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..") &&
+	       strlen(name) <= NAME_MAX && !streq(name, CRASH_FILE);
+}
+
+/* Splits "records/NAME" or "NAME" into the directory fd and the base name. */
+static int txn_resolve(StoreTxn *t, const char *name, int *ret_fd, const char **ret_base)
+{
+	if (strneq(name, RECORDS_DIR "/", strlen(RECORDS_DIR "/"))) {
+		const char *base = name + strlen(RECORDS_DIR "/");
+
+		if (!file_name_is_valid(base))
+			return -EINVAL;
+		if (t->records_fd < 0) {
+			if (mkdirat(t->dir_fd, RECORDS_DIR, 0700) < 0 && errno != EEXIST)
+				return -errno;
+			t->records_fd = openat(t->dir_fd, RECORDS_DIR,
+					       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+			if (t->records_fd < 0)
+				return -errno;
+		}
+		*ret_fd = t->records_fd;
+		*ret_base = base;
+		return 0;
+	}
+	if (!file_name_is_valid(name) || streq(name, RECORDS_DIR))
+		return -EINVAL;
+	*ret_fd = t->dir_fd;
+	*ret_base = name;
+	return 0;
+}
+
+int store_txn_write_file(StoreTxn *t, const char *name, const void *buf, size_t len)
+{
+	const char *base;
+	int dir_fd, r;
+
+	r = txn_resolve(t, name, &dir_fd, &base);
+	if (r < 0)
+		return r;
+	r = write_file_at(dir_fd, base, O_EXCL, buf, len);
+	if (r < 0)
+		return r;
+	t->size += len;
+	return 0;
+}
+
+int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len)
+{
+	TxnAppend *a = NULL;
+	const char *base;
+	int dir_fd, r;
+
+	for (size_t i = 0; i < t->n_appends; i++)
+		if (streq(t->appends[i].name, name))
+			a = &t->appends[i];
+
+	if (!a) {
+		_cleanup_close_ int fd = -1;
+		_cleanup_free_ char *copy = NULL;
+		TxnAppend *p;
+
+		r = txn_resolve(t, name, &dir_fd, &base);
+		if (r < 0)
+			return r;
+		copy = strdup(name);
+		p = reallocarray(t->appends, t->n_appends + 1, sizeof(TxnAppend));
+		if (!copy || !p)
+			return -ENOMEM;
+		t->appends = p;
+		fd = openat(dir_fd, base,
+			    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return -errno;
+		a = &t->appends[t->n_appends++];
+		a->name = TAKE_PTR(copy);
+		a->fd = TAKE_FD(fd);
+	}
+
+	r = write_full(a->fd, buf, len);
+	if (r < 0)
+		return r;
+	t->size += len;
+	return 0;
+}
+
+int store_txn_open_file(StoreTxn *t, const char *name)
+{
+	const char *base;
+	int dir_fd, fd, r;
+
+	r = txn_resolve(t, name, &dir_fd, &base);
+	if (r < 0)
+		return r;
+	fd = openat(dir_fd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	return fd < 0 ? -errno : fd;
+}
+
+uint64_t store_txn_size(const StoreTxn *t)
+{
+	return t->size;
+}
+
+int store_txn_commit(StoreTxn *t, json_t *crash)
+{
+	Store *s = t->store;
+	int r;
+
+	if (!t->staged || !json_is_object(crash))
+		return -EINVAL;
+	if (json_object_set_new(crash, "id", json_string(t->id)) < 0 ||
+	    json_object_set_new(crash, "stored_bytes", json_integer((json_int_t)t->size)) < 0)
+		return -ENOMEM;
+
+	for (size_t i = 0; i < t->n_appends; i++) {
+		if (fsync(t->appends[i].fd) < 0)
+			return -errno;
+		r = close(TAKE_FD(t->appends[i].fd));
+		if (r < 0)
+			return -errno;
+	}
+	r = crash_json_write(t->dir_fd, crash, false);
+	if (r < 0)
+		return r;
+	if (t->records_fd >= 0 && fsync(t->records_fd) < 0)
+		return -errno;
+	if (fsync(t->dir_fd) < 0)
+		return -errno;
+
+	if (renameat(s->dir_fd, t->staging, s->dir_fd, t->id) < 0)
+		return -errno;
+	t->staged = false;
+	if (fsync(s->dir_fd) < 0)
+		return -errno;
+
+	/* The crash is durable; the index is a cache that listing repairs should this fail. */
+	(void)index_append_crash(s, crash);
+	return 0;
+}
+
+StoreTxn *store_txn_free(StoreTxn *t)
+{
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < t->n_appends; i++) {
+		if (t->appends[i].fd >= 0)
+			close(t->appends[i].fd);
+		free(t->appends[i].name);
+	}
+	free(t->appends);
+	if (t->records_fd >= 0)
+		close(t->records_fd);
+	if (t->dir_fd >= 0)
+		close(t->dir_fd);
+	if (t->staged)
+		(void)rm_rf_at(t->store->dir_fd, t->staging);
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);
+	free(t);
+	return NULL;
+}

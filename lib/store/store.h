@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * The crash store (default /var/lib/pstored), described for users in
+ * pstored-store(5):
+ *
+ *	<store>/<crash-id>/crash.json          the crash document (schema below)
+ *	<store>/<crash-id>/dmesg.txt           reassembled kernel log, oldest first
+ *	<store>/<crash-id>/records/<name>      the pstore files, byte for byte
+ *	<store>/index.jsonl                    listing cache, one summary per line
+ *
+ * Directories are 0700, files 0600. A crash directory appears only whole: it
+ * is written below <store>/.tmp-<crash-id>, every file and directory is
+ * fsync'ed, then it is renamed into place and the store directory fsync'ed.
+ * Every change to crash.json is an atomic rewrite followed by an index line.
+ *
+ * The index is an append-only JSON-lines file: each line is the summary of
+ * one crash ({"id": ..., ...}, see store_crash_summary()) or a tombstone
+ * ({"id": ..., "deleted": true}); a later line for the same id supersedes an
+ * earlier one. It is a cache: listing checks it against the crash directories
+ * (one readdir, no file reads), adds crashes it lacks and drops ones that
+ * are gone, compacts it when it has grown, and rebuilds it when it is
+ * missing or corrupt.
+ *
+ * Writers serialise on an flock(2) of the store directory; readers never
+ * lock, and a half-written last index line is ignored.
+ *
+ * Library code: nothing here logs; functions return 0 (or a count) or a
+ * negative errno, and leave output parameters untouched on failure.
+ */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "macro.h"
+
+#define STORE_SCHEMA_VERSION 1
+#define STORE_CRASH_ID_LEN 36 /* UUID text form */
+
+typedef struct Store Store;
+typedef struct StoreTxn StoreTxn;
+
+typedef enum StoreOpenFlags {
+	STORE_CREATE = 1 << 0,	 /* create the directory (0700) if missing */
+	STORE_READONLY = 1 << 1, /* never write: no index repair, no locking */
+} StoreOpenFlags;
+
+int store_open(const char *dir, StoreOpenFlags flags, Store **ret);
+Store *store_free(Store *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Store *, store_free);
+const char *store_path(const Store *s);
+
+/* Summaries of every crash, oldest first (by "time", then "id"). */
+int store_list(Store *s, json_t **ret_summaries);
+
+/*
+ * Finds the crash whose id starts with prefix (at least one character,
+ * case-insensitive). -ENOENT if none, -ENOTUNIQ if several: then
+ * *ret_matches (if not NULL) gets their summaries. On success *ret_matches
+ * gets the one summary.
+ */
+int store_resolve_id(Store *s, const char *prefix, char **ret_id, json_t **ret_matches);
+
+int store_load_crash(Store *s, const char *id, json_t **ret_crash);
+/* Atomically replaces crash.json (its "id" must equal id) and updates the index. */
+int store_update_crash(Store *s, const char *id, json_t *crash);
+int store_delete_crash(Store *s, const char *id);
+/* True if the crash exists, whole, in the store. */
+bool store_has_crash(Store *s, const char *id);
+/* "<store>/<id>/<file>", or the crash directory when file is NULL. */
+int store_crash_path(Store *s, const char *id, const char *file, char **ret);
+int store_rebuild_index(Store *s);
+
+/* The index line of a crash: the crash.json fields that listing needs. */
+int store_crash_summary(json_t *crash, json_t **ret);
+
+bool store_crash_id_is_valid(const char *id);
+
+/*
+ * Crash ids are name-based (SHA-1, RFC 4122 version 5) UUIDs in the pstored
+ * namespace, of the SHA-256 digests of the crash's records in order, so the
+ * same records always give the same id, whatever the files are called.
+ */
+int store_crash_id_from_digests(const char *const *sha256_hex, size_t n,
+				char ret[static STORE_CRASH_ID_LEN + 1]);
+
+/*
+ * Adding a crash: begin a transaction (-EEXIST if the crash exists), write
+ * its files, commit with its crash.json. Until the commit nothing is visible;
+ * store_txn_free() of an uncommitted transaction removes what was written.
+ * The transaction holds the store's write lock.
+ */
+int store_txn_begin(Store *s, const char *id, StoreTxn **ret);
+/* Writes a whole file ("records/NAME" or a plain name), fsync'ed. */
+int store_txn_write_file(StoreTxn *t, const char *name, const void *buf, size_t len);
+/* Appends to a file kept open (and fsync'ed at commit), e.g. dmesg.txt. */
+int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len);
+/* Opens a file written in this transaction for reading (O_RDONLY fd). */
+int store_txn_open_file(StoreTxn *t, const char *name);
+/* Bytes written so far. */
+uint64_t store_txn_size(const StoreTxn *t);
+/* Sets crash["stored_bytes"], writes crash.json, makes everything durable, renames it in place. */
+int store_txn_commit(StoreTxn *t, json_t *crash);
+StoreTxn *store_txn_free(StoreTxn *t);
+DEFINE_TRIVIAL_CLEANUP_FUNC(StoreTxn *, store_txn_free);
+
+/*
+ * Retention, oldest crash first. A crash goes when it was archived more than
+ * max_age before now (microseconds, like every time in the store), or while the store holds more than max_crashes
+ * crashes or more than max_use bytes; 0 turns a limit off. With keep_unsent
+ * a crash still waiting for upload (any target "pending" or "failed") is
+ * never removed. *ret_removed (if not NULL) gets the removed ids.
+ */
+typedef struct StoreVacuumLimits {
+	uint64_t max_age;
+	uint64_t max_use;
+	uint64_t max_crashes;
+	bool keep_unsent;
+} StoreVacuumLimits;
+
+int store_vacuum(Store *s, const StoreVacuumLimits *limits, uint64_t now, json_t **ret_removed);

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The crash store: transactions, listing, the index and its repair, retention. */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs-util.h"
+#include "macro.h"
+#include "sha256-util.h"
+#include "store/store.h"
+
+static char dir[] = "/tmp/test-store-XXXXXX";
+static char store_dir[sizeof(dir) + 8];
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(store_dir, sizeof(store_dir), "%s/store", dir);
+}
+
+static void teardown(void)
+{
+	cr_assert_eq(rm_rf_at(AT_FDCWD, dir), 0);
+}
+
+TestSuite(store, .init = setup, .fini = teardown);
+
+static void make_id(const char *content, char id[static STORE_CRASH_ID_LEN + 1])
+{
+	char hex[SHA256_HEX_SIZE];
+	const char *digests[] = {hex};
+
+	cr_assert_eq(sha256_hex(content, strlen(content), hex), 0);
+	cr_assert_eq(store_crash_id_from_digests(digests, 1, id), 0);
+}
+
+/* Adds a crash with one record and a dmesg.txt; returns its id in id. */
+static void add_crash(Store *s, const char *content, json_int_t time, const char *upload_state,
+		      char id[static STORE_CRASH_ID_LEN + 1])
+{
+	_cleanup_(store_txn_freep) StoreTxn *t = NULL;
+	json_auto_t *crash = NULL;
+
+	make_id(content, id);
+	cr_assert_eq(store_txn_begin(s, id, &t), 0);
+	cr_assert_eq(store_txn_write_file(t, "records/dmesg-erst-1", content, strlen(content)), 0);
+	cr_assert_eq(store_txn_append(t, "dmesg.txt", "line 1\n", 7), 0);
+	cr_assert_eq(store_txn_append(t, "dmesg.txt", content, strlen(content)), 0);
+	crash = json_pack("{s:i, s:s, s:s, s:I, s:I, s:{s:s, s:s}, s:[{s:s}]}", "schema_version",
+			  STORE_SCHEMA_VERSION, "kind", "kernel-crash", "reason", "panic", "time",
+			  time, "archived_at", time + 10, "analysis", "signature", "sig",
+			  "function", "func", "records", "name", "dmesg-erst-1");
+	cr_assert_not_null(crash);
+	if (upload_state)
+		cr_assert_eq(json_object_set_new(crash, "upload",
+						 json_pack("{s:{s:s, s:i}}", "collector", "state",
+							   upload_state, "attempts", 0)),
+			     0);
+	cr_assert_eq(store_txn_commit(t, crash), 0);
+}
+
+static size_t count_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	size_t n = 0;
+
+	cr_assert_not_null(d);
+	while ((de = readdir(d)))
+		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+Test(store, open_creates_private_directory)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	struct stat st;
+
+	cr_assert_eq(store_open(store_dir, 0, &s), -ENOENT);
+	cr_assert_null(s);
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	cr_assert_eq(stat(store_dir, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0700);
+	cr_assert_str_eq(store_path(s), store_dir);
+	cr_assert_eq(store_open(store_dir, STORE_CREATE | STORE_READONLY, &s), -EINVAL);
+}
+
+Test(store, crash_id_is_stable_and_content_based)
+{
+	char a[STORE_CRASH_ID_LEN + 1], b[STORE_CRASH_ID_LEN + 1], c[STORE_CRASH_ID_LEN + 1];
+
+	make_id("Panic#1 Part1\nkernel BUG\n", a);
+	make_id("Panic#1 Part1\nkernel BUG\n", b);
+	make_id("Panic#1 Part1\nkernel BUG!\n", c);
+	cr_assert_str_eq(a, b);
+	cr_assert_str_neq(a, c);
+	cr_assert(store_crash_id_is_valid(a));
+	cr_assert_eq(a[14], '5', "name-based SHA-1 UUIDs are version 5: %s", a);
+	cr_assert_not(store_crash_id_is_valid("../../etc"));
+	cr_assert_not(store_crash_id_is_valid("C55BA87F-7810-4684-BC19-51566A609BE3"));
+	cr_assert_not(store_crash_id_is_valid(NULL));
+	cr_assert_eq(store_crash_id_from_digests(NULL, 0, a), -EINVAL);
+}
+
+Test(store, commit_makes_whole_private_crash)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	_cleanup_free_ char *path = NULL, *dmesg = NULL;
+	json_auto_t *crash = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+	struct stat st;
+	size_t len;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "Panic#1 Part1\nboom\n", 100, NULL, id);
+	cr_assert(store_has_crash(s, id));
+
+	cr_assert_eq(store_load_crash(s, id, &crash), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(crash, "id")), id);
+	/* 19 bytes of record, 7 + 19 of dmesg.txt */
+	cr_assert_eq(json_integer_value(json_object_get(crash, "stored_bytes")), 45);
+
+	cr_assert_eq(store_crash_path(s, id, "dmesg.txt", &path), 0);
+	cr_assert_eq(read_full_file_at(AT_FDCWD, path, 1024, &dmesg, &len), 0);
+	cr_assert_str_eq(dmesg, "line 1\nPanic#1 Part1\nboom\n");
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0600);
+	free(path);
+	cr_assert_eq(store_crash_path(s, id, NULL, &path), 0);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0700);
+	free(path);
+	cr_assert_eq(store_crash_path(s, id, "records/dmesg-erst-1", &path), 0);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_size, 19);
+	free(path);
+	path = NULL;
+	cr_assert_eq(store_crash_path(s, id, "../x", &path), -EINVAL);
+	cr_assert_eq(store_crash_path(s, "nope", NULL, &path), -EINVAL);
+	cr_assert_null(path);
+}
+
+Test(store, uncommitted_transaction_leaves_nothing)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	StoreTxn *t = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+	json_auto_t *list = NULL;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	make_id("x", id);
+	cr_assert_eq(store_txn_begin(s, id, &t), 0);
+	cr_assert_eq(store_txn_write_file(t, "records/a", "abc", 3), 0);
+	cr_assert_eq(store_txn_write_file(t, "records/a", "abc", 3), -EEXIST);
+	cr_assert_eq(store_txn_write_file(t, "records/../a", "abc", 3), -EINVAL);
+	cr_assert_eq(store_txn_write_file(t, "crash.json", "{}", 2), -EINVAL);
+	cr_assert_eq(store_txn_append(t, "../escape", "abc", 3), -EINVAL);
+	cr_assert_eq(store_txn_size(t), 3);
+	store_txn_free(t);
+
+	cr_assert_not(store_has_crash(s, id));
+	cr_assert_eq(count_entries(store_dir), 0);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 0);
+}
+
+Test(store, begin_refuses_existing_crash)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	StoreTxn *t = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "one", 1, NULL, id);
+	cr_assert_eq(store_txn_begin(s, id, &t), -EEXIST);
+	cr_assert_null(t);
+}
+
+Test(store, leftovers_of_killed_writer_are_removed)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	char path[PATH_MAX];
+
+	cr_assert_eq(mkdir(store_dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.tmp-c55ba87f-7810-4684-bc19-51566a609be3", store_dir);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.tmp-c55ba87f-7810-4684-bc19-51566a609be3/dmesg.txt",
+		 store_dir);
+	cr_assert_eq(write_file_at(AT_FDCWD, path, 0, "half", 4), 0);
+	cr_assert_eq(store_open(store_dir, STORE_READONLY, &s), 0);
+	cr_assert_eq(count_entries(store_dir), 1, "a reader never writes");
+	s = store_free(s);
+	cr_assert_eq(store_open(store_dir, 0, &s), 0);
+	cr_assert_eq(count_entries(store_dir), 0);
+}
+
+Test(store, list_is_oldest_first_from_index)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	json_auto_t *list = NULL;
+	char a[STORE_CRASH_ID_LEN + 1], b[STORE_CRASH_ID_LEN + 1], c[STORE_CRASH_ID_LEN + 1];
+	json_t *first;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "b", 200, NULL, b);
+	add_crash(s, "a", 100, NULL, a);
+	add_crash(s, "c", 300, "pending", c);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 3);
+	first = json_array_get(list, 0);
+	cr_assert_str_eq(json_string_value(json_object_get(first, "id")), a);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 1), "id")), b);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 2), "id")), c);
+	cr_assert_str_eq(json_string_value(json_object_get(first, "signature")), "sig");
+	cr_assert_str_eq(json_string_value(json_object_get(first, "function")), "func");
+	cr_assert_str_eq(json_string_value(json_object_get(first, "kind")), "kernel-crash");
+	cr_assert_eq(json_integer_value(json_object_get(first, "records")), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(
+				 json_object_get(json_array_get(list, 2), "upload"), "collector")),
+			 "pending");
+}
+
+Test(store, resolve_prefix)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	_cleanup_free_ char *found = NULL;
+	json_auto_t *matches = NULL;
+	char ids[40][STORE_CRASH_ID_LEN + 1];
+	char content[16], prefix[2] = {0};
+	size_t i;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	/* 40 crashes: some first hex digit must be shared by two of them. */
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		snprintf(content, sizeof(content), "crash %zu", i);
+		add_crash(s, content, (json_int_t)i, NULL, ids[i]);
+	}
+	prefix[0] = ids[0][0];
+	for (i = 1; i < ARRAY_SIZE(ids) && ids[i][0] != ids[0][0]; i++)
+		;
+	cr_assert_lt(i, ARRAY_SIZE(ids));
+	cr_assert_eq(store_resolve_id(s, prefix, &found, &matches), -ENOTUNIQ);
+	cr_assert_null(found);
+	cr_assert_geq(json_array_size(matches), 2);
+
+	cr_assert_eq(store_resolve_id(s, ids[3], &found, NULL), 0);
+	cr_assert_str_eq(found, ids[3]);
+	free(found);
+	found = NULL;
+	char upper[STORE_CRASH_ID_LEN + 1];
+	for (i = 0; i <= STORE_CRASH_ID_LEN; i++)
+		upper[i] = (char)toupper((unsigned char)ids[5][i]);
+	cr_assert_eq(store_resolve_id(s, upper, &found, NULL), 0);
+	cr_assert_str_eq(found, ids[5]);
+
+	cr_assert_eq(store_resolve_id(s, "", NULL, NULL), -EINVAL);
+	cr_assert_eq(store_resolve_id(s, "../", NULL, NULL), -EINVAL);
+	cr_assert_eq(store_resolve_id(s, "00000000-0000-0000-0000-000000000000", NULL, NULL),
+		     -ENOENT);
+}
+
+Test(store, update_rewrites_crash_and_index)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	json_auto_t *crash = NULL, *again = NULL, *list = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "u", 5, "pending", id);
+	cr_assert_eq(store_load_crash(s, id, &crash), 0);
+	cr_assert_eq(
+		json_object_set_new(json_object_get(json_object_get(crash, "upload"), "collector"),
+				    "state", json_string("sent")),
+		0);
+	cr_assert_eq(store_update_crash(s, id, crash), 0);
+	cr_assert_eq(store_load_crash(s, id, &again), 0);
+	cr_assert(json_equal(crash, again));
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(
+				 json_object_get(json_array_get(list, 0), "upload"), "collector")),
+			 "sent");
+
+	/* The id inside must match; the crash must exist. */
+	cr_assert_eq(store_update_crash(s, "c55ba87f-7810-4684-bc19-51566a609be3", crash), -EINVAL);
+	json_object_set_new(crash, "id", json_string("c55ba87f-7810-4684-bc19-51566a609be3"));
+	cr_assert_eq(store_update_crash(s, "c55ba87f-7810-4684-bc19-51566a609be3", crash), -ENOENT);
+}
+
+Test(store, readonly_store_refuses_writes)
+{
+	_cleanup_(store_freep) Store *s = NULL, *ro = NULL;
+	json_auto_t *crash = NULL, *list = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+	StoreTxn *t = NULL;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "r", 5, NULL, id);
+	cr_assert_eq(store_open(store_dir, STORE_READONLY, &ro), 0);
+	cr_assert_eq(store_load_crash(ro, id, &crash), 0);
+	cr_assert_eq(store_update_crash(ro, id, crash), -EROFS);
+	cr_assert_eq(store_delete_crash(ro, id), -EROFS);
+	cr_assert_eq(store_rebuild_index(ro), -EROFS);
+	cr_assert_eq(store_txn_begin(ro, "c55ba87f-7810-4684-bc19-51566a609be3", &t), -EROFS);
+	cr_assert_eq(store_list(ro, &list), 0);
+	cr_assert_eq(json_array_size(list), 1);
+}
+
+Test(store, delete_removes_crash)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	json_auto_t *list = NULL, *crash = NULL;
+	char a[STORE_CRASH_ID_LEN + 1], b[STORE_CRASH_ID_LEN + 1];
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "a", 1, NULL, a);
+	add_crash(s, "b", 2, NULL, b);
+	cr_assert_eq(store_delete_crash(s, a), 0);
+	cr_assert_eq(store_delete_crash(s, a), -ENOENT);
+	cr_assert_not(store_has_crash(s, a));
+	cr_assert_eq(store_load_crash(s, a, &crash), -ENOENT);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "id")), b);
+	/* b and index.jsonl */
+	cr_assert_eq(count_entries(store_dir), 2);
+}
+
+static size_t index_lines(void)
+{
+	_cleanup_free_ char *buf = NULL;
+	char path[PATH_MAX];
+	size_t len, n = 0;
+
+	snprintf(path, sizeof(path), "%s/index.jsonl", store_dir);
+	cr_assert_eq(read_full_file_at(AT_FDCWD, path, 1 << 20, &buf, &len), 0);
+	for (size_t i = 0; i < len; i++)
+		n += buf[i] == '\n';
+	return n;
+}
+
+Test(store, index_repairs_itself)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	json_auto_t *list = NULL;
+	char a[STORE_CRASH_ID_LEN + 1], b[STORE_CRASH_ID_LEN + 1], path[PATH_MAX];
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "a", 1, NULL, a);
+	add_crash(s, "b", 2, NULL, b);
+
+	/* Missing index: rebuilt from the crash directories. */
+	snprintf(path, sizeof(path), "%s/index.jsonl", store_dir);
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 2);
+	cr_assert_eq(index_lines(), 2);
+	json_decref(list);
+
+	/* Corrupt lines and a torn last line: rebuilt. */
+	cr_assert_eq(
+		write_file_at(AT_FDCWD, path, O_APPEND, "garbage\n{\"id\":\"x\"}\n{\"id\"", 28), 0);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 2);
+	cr_assert_eq(index_lines(), 2);
+	json_decref(list);
+
+	/* A crash directory the index does not know (writer killed before the index line). */
+	cr_assert_eq(write_file_at(AT_FDCWD, path, O_TRUNC, "", 0), 0);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 2);
+	json_decref(list);
+
+	/* An index line whose directory is gone, and a stray directory: ignored. */
+	snprintf(path, sizeof(path), "%s/%s", store_dir, a);
+	cr_assert_eq(rm_rf_at(AT_FDCWD, path), 0);
+	snprintf(path, sizeof(path), "%s/c55ba87f-7810-4684-bc19-51566a609be3", store_dir);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "id")), b);
+
+	cr_assert_eq(store_rebuild_index(s), 0);
+	cr_assert_eq(index_lines(), 1);
+}
+
+Test(store, index_is_compacted)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	json_auto_t *crash = NULL, *list = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "a", 1, NULL, id);
+	cr_assert_eq(store_load_crash(s, id, &crash), 0);
+	for (int i = 0; i < 100; i++)
+		cr_assert_eq(store_update_crash(s, id, crash), 0);
+	cr_assert_eq(index_lines(), 101);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(index_lines(), 1);
+}
+
+Test(store, vacuum_oldest_first_keeps_unsent)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	json_auto_t *removed = NULL, *list = NULL;
+	char ids[6][STORE_CRASH_ID_LEN + 1];
+	StoreVacuumLimits limits = {.max_crashes = 3, .keep_unsent = true};
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "0", 100, "pending", ids[0]);
+	add_crash(s, "1", 200, "sent", ids[1]);
+	add_crash(s, "2", 300, "failed", ids[2]);
+	add_crash(s, "3", 400, NULL, ids[3]);
+	add_crash(s, "4", 500, NULL, ids[4]);
+	add_crash(s, "5", 600, NULL, ids[5]);
+
+	cr_assert_eq(store_vacuum(s, &limits, 1000, &removed), 3);
+	cr_assert_str_eq(json_string_value(json_array_get(removed, 0)), ids[1]);
+	cr_assert_str_eq(json_string_value(json_array_get(removed, 1)), ids[3]);
+	cr_assert_str_eq(json_string_value(json_array_get(removed, 2)), ids[4]);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 3);
+	json_decref(removed);
+	removed = NULL;
+
+	/* Without KeepUnsent the limit wins. */
+	limits = (StoreVacuumLimits){.max_crashes = 1};
+	cr_assert_eq(store_vacuum(s, &limits, 1000, &removed), 2);
+	cr_assert(store_has_crash(s, ids[5]));
+}
+
+Test(store, vacuum_by_age_and_size)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	char ids[3][STORE_CRASH_ID_LEN + 1];
+	StoreVacuumLimits limits = {.max_age = 150};
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	/* archived_at = time + 10; each crash stores 7 + 2 * 5 = 17 bytes */
+	add_crash(s, "aaaaa", 100, NULL, ids[0]);
+	add_crash(s, "bbbbb", 200, NULL, ids[1]);
+	add_crash(s, "ccccc", 300, NULL, ids[2]);
+
+	cr_assert_eq(store_vacuum(s, &limits, 300, NULL), 1);
+	cr_assert_not(store_has_crash(s, ids[0]));
+	limits = (StoreVacuumLimits){.max_use = 20};
+	cr_assert_eq(store_vacuum(s, &limits, 300, NULL), 1);
+	cr_assert_not(store_has_crash(s, ids[1]));
+	cr_assert(store_has_crash(s, ids[2]));
+	cr_assert_eq(store_vacuum(s, &limits, 300, NULL), 0);
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <errno.h>
+#include <string.h>
+
+#include "macro.h"
+#include "store/redact.h"
+
+/* Criterion runs each case in a new process: the strings must be in the struct. */
+typedef struct RedactCase {
+	char in[64];
+	char out[64];
+} RedactCase;
+
+/* The built-in rules: addresses are redacted, look-alikes in a kernel log are not. */
+static const RedactCase builtin_cases[] = {
+	{"e1000e: eth0 10.1.2.3 up", "e1000e: eth0 [IPv4] up"},
+	{"from 192.168.0.254.", "from [IPv4]."},
+	{"peer 10.0.0.1:22 closed", "peer [IPv4]:22 closed"},
+	{"Linux version 6.1.0.17.3 (gcc)", "Linux version 6.1.0.17.3 (gcc)"},
+	{"not an address 300.1.2.3", "not an address 300.1.2.3"},
+	{"addr fe80::5054:ff:fe12:3456: link up", "addr [IPv6]: link up"},
+	{"2001:db8:0:0:1:0:0:1 and ::1", "[IPv6] and [IPv6]"},
+	{"mapped ::ffff:10.0.0.1", "mapped ::ffff:[IPv4]"},
+	{"pci 0000:00:1f.2: [8086:2922] type 00", "pci 0000:00:1f.2: [8086:2922] type 00"},
+	{"RIP: 0010:sysrq_handle_crash+0x16/0x20", "RIP: 0010:sysrq_handle_crash+0x16/0x20"},
+	{"[   12.345678] time 12:34:56", "[   12.345678] time 12:34:56"},
+	{"rust kernel::fmt::write", "rust kernel::fmt::write"},
+	{"ether 52:54:00:12:34:56 brd", "ether [MAC] brd"},
+	{"ether 52-54-00-AB-cd-EF", "ether [MAC]"},
+	{"ether 52:54:00:12:34:56:78 is eight", "ether 52:54:00:12:34:56:78 is eight"},
+	{"", ""},
+};
+
+ParameterizedTestParameters(redact, builtin)
+{
+	return cr_make_param_array(RedactCase, builtin_cases, ARRAY_SIZE(builtin_cases));
+}
+
+ParameterizedTest(const RedactCase *c, redact, builtin)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_free_ char *out = NULL;
+	size_t n;
+
+	cr_assert_eq(redactor_new(&r), 0);
+	cr_assert_eq(redact_text(r, c->in, strlen(c->in), &out, &n), 0);
+	cr_expect_str_eq(out, c->out, "input: \"%s\"", c->in);
+	cr_expect_eq(n, strlen(c->out));
+}
+
+Test(redact, words_are_whole_and_case_insensitive)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_free_ char *out = NULL;
+	const char *in = "Hardware name: ACME X1/Board, BIOS 1.2 serial PF2ABC9Z\n"
+			 "web01.example.org: WEB01 webcam web01x\n";
+
+	cr_assert_eq(redactor_new(&r), 0);
+	cr_assert_eq(redactor_add_word(r, "web01", "[HOSTNAME]"), 0);
+	cr_assert_eq(redactor_add_word(r, "PF2ABC9Z", "[SERIAL]"), 0);
+	cr_assert_eq(redact_text(r, in, strlen(in), &out, NULL), 0);
+	cr_expect_str_eq(out, "Hardware name: ACME X1/Board, BIOS 1.2 serial [SERIAL]\n"
+			      "[HOSTNAME].example.org: [HOSTNAME] webcam web01x\n");
+}
+
+Test(redact, words_with_pattern_characters_are_literal)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_free_ char *out = NULL;
+	const char *in = "id a.b*c^d\\e here, aXbbbc^d\\e not";
+
+	cr_assert_eq(redactor_new(&r), 0);
+	cr_assert_eq(redactor_add_word(r, "a.b*c^d\\e", "[SERIAL]"), 0);
+	cr_assert_eq(redact_text(r, in, strlen(in), &out, NULL), 0);
+	cr_expect_str_eq(out, "id [SERIAL] here, aXbbbc^d\\e not");
+}
+
+Test(redact, meaningless_words_are_ignored)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_free_ char *out = NULL;
+	const char *in = "localhost (none) ab";
+
+	cr_assert_eq(redactor_new(&r), 0);
+	cr_assert_eq(redactor_add_word(r, "localhost", "[HOSTNAME]"), 0);
+	cr_assert_eq(redactor_add_word(r, "(none)", "[HOSTNAME]"), 0);
+	cr_assert_eq(redactor_add_word(r, "ab", "[HOSTNAME]"), 0);
+	cr_assert_eq(redact_text(r, in, strlen(in), &out, NULL), 0);
+	cr_expect_str_eq(out, in);
+}
+
+Test(redact, extra_regex_and_line_anchors)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_free_ char *out = NULL;
+	const char *in = "user=alice uid=1000\nuser=bob\nnot user=carol";
+
+	cr_assert_eq(redactor_new(&r), 0);
+	cr_assert_eq(redactor_add_regex(r, "^user=[a-z]+", NULL), 0);
+	cr_assert_eq(redact_text(r, in, strlen(in), &out, NULL), 0);
+	cr_expect_str_eq(out, "[REDACTED] uid=1000\n[REDACTED]\nnot user=carol");
+}
+
+Test(redact, empty_matches_do_not_loop)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_free_ char *out = NULL;
+
+	cr_assert_eq(redactor_new(&r), 0);
+	cr_assert_eq(redactor_add_regex(r, "x*", NULL), 0);
+	cr_assert_eq(redact_text(r, "abxxc", 5, &out, NULL), 0);
+	cr_expect_str_eq(out, "ab[REDACTED]c");
+}
+
+Test(redact, bad_regex_is_explained)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_free_ char *error = NULL;
+
+	cr_assert_eq(redactor_new(&r), 0);
+	cr_assert_eq(redactor_add_regex(r, "([a-z", &error), -EINVAL);
+	cr_assert_not_null(error);
+	cr_expect_gt(strlen(error), 0);
+}
+
+Test(redact, embedded_nul_bytes_are_kept)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_free_ char *out = NULL;
+	static const char in[] = "a\0 10.0.0.1 \0b";
+	static const char expected[] = "a\0 [IPv4] \0b";
+	size_t n;
+
+	cr_assert_eq(redactor_new(&r), 0);
+	cr_assert_eq(redact_text(r, in, sizeof(in) - 1, &out, &n), 0);
+	cr_assert_eq(n, sizeof(expected) - 1);
+	cr_expect_eq(memcmp(out, expected, n), 0);
+}
+
+Test(redact, json_strings_recursively)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	json_auto_t *v = NULL, *expected = NULL;
+
+	v = json_pack("{s:s, s:[s, i, {s:s}], s:b}", "10.0.0.1", "at 10.0.0.2", "list",
+		      "52:54:00:12:34:56", 7, "deep", "host web01", "flag", 1);
+	expected = json_pack("{s:s, s:[s, i, {s:s}], s:b}", "10.0.0.1", "at [IPv4]", "list",
+			     "[MAC]", 7, "deep", "host [HOSTNAME]", "flag", 1);
+	cr_assert_not_null(v);
+	cr_assert_eq(redactor_new(&r), 0);
+	cr_assert_eq(redactor_add_word(r, "web01", "[HOSTNAME]"), 0);
+	cr_assert_eq(redact_json_strings(r, v), 0);
+	cr_expect(json_equal(v, expected));
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The uploader's pure parts: the journal export serializer (checked against
+ * systemd's own reader in test-upload-journal.sh as well), the response
+ * rules, backoff, daily limits and URL templates.
+ */
+#include <criterion/criterion.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "macro.h"
+#include "upload-journal.h"
+#include "upload-policy.h"
+#include "upload-url.h"
+
+static char *export_fields(const char *const *pairs, size_t n, size_t *ret_len)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	for (size_t i = 0; i < n; i += 2)
+		cr_assert_eq(journal_export_write_string(f, pairs[i], pairs[i + 1]), 0);
+	cr_assert_eq(journal_export_end_entry(f), 0);
+	cr_assert_eq(fclose(f), 0);
+	*ret_len = len;
+	return buf;
+}
+
+Test(journal_export, text_fields)
+{
+	const char *pairs[] = {"MESSAGE", "Kernel panic", "PRIORITY", "2", "EMPTY", ""};
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+
+	buf = export_fields(pairs, ARRAY_SIZE(pairs), &len);
+	cr_assert_eq(len, strlen("MESSAGE=Kernel panic\nPRIORITY=2\nEMPTY=\n\n"));
+	cr_expect_eq(memcmp(buf, "MESSAGE=Kernel panic\nPRIORITY=2\nEMPTY=\n\n", len), 0);
+}
+
+Test(journal_export, newline_values_are_binary_safe)
+{
+	const char *pairs[] = {"PSTORE_DMESG", "line 1\nline 2\n"};
+	static const char expected[] = "PSTORE_DMESG\n"
+				       "\x0e\0\0\0\0\0\0\0"
+				       "line 1\nline 2\n"
+				       "\n\n";
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+
+	buf = export_fields(pairs, ARRAY_SIZE(pairs), &len);
+	cr_assert_eq(len, sizeof(expected) - 1);
+	cr_expect_eq(memcmp(buf, expected, len), 0);
+}
+
+Test(journal_export, binary_value_with_nul)
+{
+	static const char value[] = {'a', '\0', '\n', 'b'};
+	static const char expected[] = "DATA\n\x04\0\0\0\0\0\0\0a\0\nb\n";
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_eq(journal_export_write_field(f, "DATA", value, sizeof(value)), 0);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(len, sizeof(expected) - 1);
+	cr_expect_eq(memcmp(buf, expected, len), 0);
+}
+
+Test(journal_export, field_names)
+{
+	cr_expect(journal_field_name_is_valid("MESSAGE"));
+	cr_expect(journal_field_name_is_valid("_HOSTNAME"));
+	cr_expect(journal_field_name_is_valid("__REALTIME_TIMESTAMP"));
+	cr_expect(journal_field_name_is_valid("A1"));
+	cr_expect_not(journal_field_name_is_valid(""));
+	cr_expect_not(journal_field_name_is_valid("1A"));
+	cr_expect_not(journal_field_name_is_valid("message"));
+	cr_expect_not(journal_field_name_is_valid("A=B"));
+	cr_expect_not(journal_field_name_is_valid(
+		"A23456789012345678901234567890123456789012345678901234567890123456"));
+	cr_expect_eq(journal_export_write_string(stderr, "bad name", "x"), -EINVAL);
+}
+
+Test(upload_policy, outcomes)
+{
+	cr_expect_eq(upload_outcome_from_status(200, true), UPLOAD_SENT);
+	cr_expect_eq(upload_outcome_from_status(201, true), UPLOAD_SENT);
+	cr_expect_eq(upload_outcome_from_status(204, false), UPLOAD_SENT);
+	cr_expect_eq(upload_outcome_from_status(409, true), UPLOAD_SENT);
+	cr_expect_eq(upload_outcome_from_status(409, false), UPLOAD_FAILED);
+	cr_expect_eq(upload_outcome_from_status(429, true), UPLOAD_THROTTLED);
+	cr_expect_eq(upload_outcome_from_status(503, false), UPLOAD_THROTTLED);
+	cr_expect_eq(upload_outcome_from_status(408, true), UPLOAD_RETRY);
+	cr_expect_eq(upload_outcome_from_status(500, true), UPLOAD_RETRY);
+	cr_expect_eq(upload_outcome_from_status(502, true), UPLOAD_RETRY);
+	cr_expect_eq(upload_outcome_from_status(400, true), UPLOAD_FAILED);
+	cr_expect_eq(upload_outcome_from_status(403, true), UPLOAD_FAILED);
+	cr_expect_eq(upload_outcome_from_status(413, false), UPLOAD_FAILED);
+	cr_expect_eq(upload_outcome_from_status(301, true), UPLOAD_FAILED);
+}
+
+Test(upload_policy, backoff_doubles_and_caps)
+{
+	cr_expect_eq(upload_backoff_sec(1), UPLOAD_BACKOFF_FIRST_SEC);
+	cr_expect_eq(upload_backoff_sec(2), 2 * UPLOAD_BACKOFF_FIRST_SEC);
+	cr_expect_eq(upload_backoff_sec(3), 4 * UPLOAD_BACKOFF_FIRST_SEC);
+	cr_expect_eq(upload_backoff_sec(100), UPLOAD_BACKOFF_MAX_SEC);
+	cr_expect_eq(upload_backoff_sec(UINT32_MAX), UPLOAD_BACKOFF_MAX_SEC);
+	for (unsigned i = 1; i < 40; i++)
+		cr_expect_leq(upload_backoff_sec(i), upload_backoff_sec(i + 1));
+}
+
+Test(upload_policy, retry_after_wins_over_backoff)
+{
+	cr_expect_eq(upload_next_attempt(1000, 1, 0), 1000 + UPLOAD_BACKOFF_FIRST_SEC);
+	cr_expect_eq(upload_next_attempt(1000, 0, 0), 1000 + UPLOAD_BACKOFF_FIRST_SEC);
+	cr_expect_eq(upload_next_attempt(1000, 5, 7), 1007);
+	cr_expect_eq(upload_next_attempt(1000, 1, 10 * UPLOAD_QUOTA_WINDOW_SEC),
+		     1000 + UPLOAD_QUOTA_WINDOW_SEC);
+}
+
+Test(upload_policy, quota_counts_the_last_day)
+{
+	const uint64_t now = 10 * UPLOAD_QUOTA_WINDOW_SEC;
+	UploadQuota q;
+
+	upload_quota_init(&q, 2, 1000);
+	upload_quota_count(&q, now, now - UPLOAD_QUOTA_WINDOW_SEC, 400); /* a day ago: out */
+	upload_quota_count(&q, now, now + 60, 400);			 /* future: ignored */
+	cr_expect_eq(q.crashes, 0);
+	cr_expect(upload_quota_allows(&q, 1000));
+	cr_expect_not(upload_quota_allows(&q, 1001));
+
+	upload_quota_count(&q, now, now - 100, 600);
+	cr_expect(upload_quota_allows(&q, 400));
+	cr_expect_not(upload_quota_allows(&q, 401));
+	cr_expect_eq(upload_quota_frees_at(&q), now - 100 + UPLOAD_QUOTA_WINDOW_SEC);
+
+	upload_quota_count(&q, now, now - 200, 1);
+	cr_expect_eq(q.crashes, 2);
+	cr_expect_not(upload_quota_allows(&q, 1));
+	cr_expect_eq(upload_quota_frees_at(&q), now - 200 + UPLOAD_QUOTA_WINDOW_SEC);
+}
+
+Test(upload_policy, quota_unlimited)
+{
+	UploadQuota q;
+
+	upload_quota_init(&q, UINT64_MAX, UINT64_MAX);
+	for (int i = 0; i < 1000; i++)
+		upload_quota_count(&q, 5000, 4000, UINT64_MAX / 2000);
+	cr_expect(upload_quota_allows(&q, UINT64_MAX));
+	cr_expect_eq(upload_quota_frees_at(&q), 4000 + UPLOAD_QUOTA_WINDOW_SEC);
+}
+
+Test(upload_url, expand)
+{
+	UploadUrlValues v = {.id = "1b4e28ba-2fa1-11d2-883f-0016d3cca427",
+			     .hostname = "web 01/x",
+			     .machine_id = "0123456789abcdef0123456789abcdef"};
+	_cleanup_free_ char *url = NULL, *plain = NULL;
+	char *bad = NULL;
+
+	cr_assert_eq(
+		upload_url_expand("https://c.example/{hostname}/{machine_id}/{id}.json", &v, &url),
+		0);
+	cr_expect_str_eq(url, "https://c.example/web%2001%2Fx/0123456789abcdef0123456789abcdef/"
+			      "1b4e28ba-2fa1-11d2-883f-0016d3cca427.json");
+	cr_assert_eq(upload_url_expand("http://h/upload", &v, &plain), 0);
+	cr_expect_str_eq(plain, "http://h/upload");
+	cr_expect_eq(upload_url_expand("http://h/{nope}", &v, &bad), -EINVAL);
+	cr_expect_eq(upload_url_expand("http://h/{id", &v, &bad), -EINVAL);
+	cr_expect_null(bad);
+}
+
+Test(upload_url, mask)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"https://user:secret@c.example/x?token=abc", "https://user:***@c.example/x"},
+		{"https://tok3n@c.example:8443/x", "https://***@c.example:8443/x"},
+		{"http://127.0.0.1:1234/upload", "http://127.0.0.1:1234/upload"},
+		{"::not a url", "(invalid URL)"},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *m = NULL;
+
+		cr_assert_eq(upload_url_mask(cases[i].in, &m), 0);
+		cr_expect_str_eq(m, cases[i].out);
+	}
+}
