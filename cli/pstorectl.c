@@ -48,6 +48,8 @@ static const Verb verbs[] = {
 	{"delete", 2, -1, false, verb_delete, "Delete crashes from the store",
 	 &global_options_only},
 	{"vacuum", 1, 1, false, verb_vacuum, "Apply the retention limits now", &vacuum_options},
+	{"decode", 2, -1, false, verb_decode, "Decode CPER, MCE and dmesg records in files",
+	 &global_options_only},
 	{"help", 1, 1, false, verb_help, "Show this help", &global_options_only},
 };
 

@@ -51,3 +51,4 @@ int verb_export(int argc, char *argv[]);
 int verb_status(int argc, char *argv[]);
 int verb_delete(int argc, char *argv[]);
 int verb_vacuum(int argc, char *argv[]);
+int verb_decode(int argc, char *argv[]);

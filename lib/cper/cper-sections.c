@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cper-internal.h"
+#include "utf8-util.h"
 #include "zlib-util.h"
 
 #define BIT(n) (UINT64_C(1) << (n))
@@ -58,10 +59,9 @@ static void decode_memory(const CperBuf *b, json_t *body)
 	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
 		return;
 	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
-	cper_set(c, body, "layout",
-		 json_string(b->len >= 80   ? "uefi-2.3"
-			     : b->len >= 73 ? "uefi-2.1"
-					    : "short"));
+	/* 80 bytes since UEFI 2.3, 73 in UEFI 2.1 and 2.2, anything else is neither. */
+	const char *layout = b->len >= 80 ? "uefi-2.3" : b->len == 73 ? "uefi-2.1" : "nonstandard";
+	cper_set(c, body, "layout", json_string(layout));
 
 	cper_put_error_status(b, body, 8, v & BIT(0));
 	cper_put_hex(b, body, "physical_address", 16, 8, v & BIT(1));
@@ -432,7 +432,7 @@ static void decode_dmar_generic(const CperBuf *b, json_t *body)
 	static const char *const addr_strs[] = {"untranslated request", "translation request"};
 	static const char *const arch_strs[] = {[1] = "VT-d", [2] = "IOMMU"};
 
-	cper_need(b, 16, "DMAr generic error section");
+	cper_need(b, 32, "DMAr generic error section");
 	cper_put_hex(b, body, "requester_id", 0, 2, true);
 	cper_put_uint(b, body, "segment", 2, 2, true);
 	cper_put_enum(b, body, "fault_reason", 4, 1, true, dmar_fault_strs,
@@ -626,6 +626,10 @@ static void decode_cxl_component(const CperBuf *b, json_t *body)
 		return;
 	cper_set(c, body, "length", json_integer((json_int_t)len));
 	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
+	if (len != b->len)
+		cper_error(c, b->base,
+			   "CXL component event length %" PRIu64 " differs from the %zu-byte section",
+			   len, b->len);
 	if ((v & BIT(0)) && cper_need(b, 24, "CXL device id")) {
 		const uint8_t *p = b->p;
 		json_t *id = cper_child_object(c, body, "device_id");
@@ -646,6 +650,11 @@ static void decode_cxl_component(const CperBuf *b, json_t *body)
 		return;
 	}
 	CperBuf eb = cper_buf_sub(b, 32, b->len - 32);
+	if (eb.p[16] > eb.len)
+		cper_error(c, eb.base + 16,
+			   "component event record of %u bytes runs past the end of the section "
+			   "(%zu bytes left)",
+			   eb.p[16], eb.len);
 	json_t *ev = cper_child_object(c, body, "event");
 	if (!ev)
 		return;
@@ -686,56 +695,12 @@ static void decode_cxl_media(const CperBuf *b, json_t *body)
  * text, or deflate-compressed. The text is kept as it is, except for bytes
  * that are not valid UTF-8 (shown as U+FFFD) and NULs (dropped).
  */
-static size_t utf8_seq_len(const uint8_t *p, size_t n)
+static json_t *text_json(const void *p, size_t n)
 {
 	size_t len;
-	uint32_t cp;
+	_cleanup_free_ char *s = utf8_sanitize(p, n, &len);
 
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0)
-		len = 2, cp = p[0] & 0x1f;
-	else if ((p[0] & 0xf0) == 0xe0)
-		len = 3, cp = p[0] & 0x0f;
-	else if ((p[0] & 0xf8) == 0xf0)
-		len = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-static json_t *text_json(const uint8_t *p, size_t n)
-{
-	_cleanup_free_ char *s = malloc(3 * n + 1);
-	size_t k = 0;
-
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < n;) {
-		size_t l = utf8_seq_len(p + i, n - i);
-		if (l == 0) {
-			memcpy(s + k, "\xef\xbf\xbd", 3);
-			k += 3;
-			i++;
-		} else {
-			if (p[i] != '\0') {
-				memcpy(s + k, p + i, l);
-				k += l;
-			}
-			i += l;
-		}
-	}
-	return json_stringn(s, k);
+	return s ? json_stringn(s, len) : NULL;
 }
 
 static void decode_dmesg(const CperBuf *b, json_t *body)

@@ -236,7 +236,8 @@ int cper_record_print_text(const json_t *record, const char *prefix, FILE *f)
 			fprintf(f, "%s  section_type: %s\n", pfx, name);
 		if (streq(name, "unknown") || json_object_get(s, "truncated"))
 			fprintf(f, "%s  section length: %#llx\n", pfx,
-				(unsigned long long)json_integer_value(json_object_get(s, "length")));
+				(unsigned long long)json_integer_value(
+					json_object_get(s, "length")));
 		const json_t *body = json_object_get(s, "body");
 		if (body)
 			print_object(pfx, 2, body, f);
