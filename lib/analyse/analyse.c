@@ -6,6 +6,7 @@
 
 #include "analyse.h"
 #include "sha256-util.h"
+#include "utf8-util.h"
 
 /*
  * The kernel's report formats, as printed by:
@@ -93,7 +94,7 @@ static bool line_is(const Line *l, const char *s)
 /* The rest of l after prefix; l must start with it. */
 static Line line_after(const Line *l, size_t skip)
 {
-	return (Line){ l->s + skip, l->len - skip };
+	return (Line){l->s + skip, l->len - skip};
 }
 
 static bool is_blank(char c)
@@ -227,18 +228,20 @@ static Event panic_cause(const Line *l)
 	return EVENT_PANIC;
 }
 
-/* A copy of at most max bytes of s, with anything but printable ASCII replaced by '?'. */
+/*
+ * A copy of at most max bytes of s for JSON and the journal: valid UTF-8, and
+ * control characters replaced by '?'.
+ */
 static char *text_dup(const char *s, size_t len, size_t max)
 {
-	char *t;
+	size_t n;
+	char *t = utf8_sanitize(s, MIN(len, max), &n);
 
-	len = MIN(len, max);
-	t = malloc(len + 1);
 	if (!t)
 		return NULL;
-	for (size_t i = 0; i < len; i++)
-		t[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-	t[len] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)t[i] < 0x20 || t[i] == 0x7f)
+			t[i] = '?';
 	return t;
 }
 
@@ -298,7 +301,7 @@ static bool parse_symbol(const Line *l, Symbol *ret)
 		i++;
 	if (i == start || i - start > NAME_MAX_LEN)
 		return false;
-	sym.name = (Line){ l->s + start, i - start };
+	sym.name = (Line){l->s + start, i - start};
 
 	/* "+0xOFF/0xSIZE" */
 	if (i + 3 > l->len || memcmp(l->s + i, "+0x", 3) != 0)
@@ -316,7 +319,7 @@ static bool parse_symbol(const Line *l, Symbol *ret)
 		while (i < l->len && l->s[i] != ']' && !is_blank(l->s[i]))
 			i++;
 		if (i > start && i - start <= NAME_MAX_LEN)
-			sym.module = (Line){ l->s + start, i - start };
+			sym.module = (Line){l->s + start, i - start};
 	}
 	if (memmem(l->s + i, l->len - i, "(unreliable)", strlen("(unreliable)")))
 		sym.unreliable = true;
@@ -424,8 +427,8 @@ typedef struct Report {
 static bool is_trace_marker(const Line *l)
 {
 	static const char *const markers[] = {
-		"<TASK>", "</TASK>", "<IRQ>", "</IRQ>", "<NMI>", "</NMI>", "<EOI>", "<SOFTIRQ>",
-		"</SOFTIRQ>",
+		"<TASK>", "</TASK>", "<IRQ>",	  "</IRQ>",	"<NMI>",
+		"</NMI>", "<EOI>",   "<SOFTIRQ>", "</SOFTIRQ>",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(markers); i++)
@@ -447,7 +450,8 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end)
 
 		if (!r->task_line && is_task_line(l))
 			r->task_line = l;
-		else if (!r->taint_line && (has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ")))
+		else if (!r->taint_line &&
+			 (has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ")))
 			r->taint_line = l;
 		else if (!r->hardware_line && has_prefix(l, "Hardware name: "))
 			r->hardware_line = l;
@@ -591,7 +595,7 @@ static int analysis_read_taint(DmesgAnalysis *a, const Line *l)
 			if (n < sizeof(letters) - 1)
 				letters[n++] = l->s[i];
 		} else if (!is_blank(l->s[i]) && l->s[i] != '-') /* RHEL 6 pads with dashes */
-			return 0;				   /* not a taint string */
+			return 0;				 /* not a taint string */
 	}
 	i = skip_blanks(l, i);
 	letters[n] = '\0';
@@ -643,7 +647,7 @@ static int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_ta
 	if (comm_at < pid_at)
 		return 0;
 
-	rest = (Line){ comm_at, (size_t)(end - comm_at) };
+	rest = (Line){comm_at, (size_t)(end - comm_at)};
 	t = line_find(&rest, " Not tainted");
 	if (!t)
 		t = line_find(&rest, " Tainted:");
@@ -655,7 +659,7 @@ static int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_ta
 			return -ENOMEM;
 		a->pid = parse_pid(pid_at, pid_len);
 	}
-	rest = (Line){ t + 1, (size_t)(end - t - 1) };
+	rest = (Line){t + 1, (size_t)(end - t - 1)};
 	return analysis_read_taint(a, &rest);
 }
 
@@ -688,7 +692,8 @@ static int analysis_read_event_task(DmesgAnalysis *a, Event kind, const Line *l)
 		const char *open = memrchr(l->s, '[', l->len);
 
 		if (open)
-			return analysis_read_comm_pid(a, open + 1, (size_t)(l->s + l->len - open - 2));
+			return analysis_read_comm_pid(a, open + 1,
+						      (size_t)(l->s + l->len - open - 2));
 	}
 	return 0;
 }
@@ -702,7 +707,7 @@ static bool parse_warning_symbol(const Line *l, Symbol *ret)
 
 	if (!at)
 		return false;
-	rest = (Line){ at + 4, (size_t)(l->s + l->len - at - 4) };
+	rest = (Line){at + 4, (size_t)(l->s + l->len - at - 4)};
 	for (i = 0; i < rest.len && !is_blank(rest.s[i]); i++)
 		;
 	rest = line_after(&rest, i);
@@ -799,7 +804,7 @@ static int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n)
 		const char *nl = memchr(log + i, '\n', len - i);
 		size_t e = nl ? (size_t)(nl - log) : len;
 
-		lines[n] = (Line){ log + i, e - i };
+		lines[n] = (Line){log + i, e - i};
 		line_strip_prefixes(&lines[n]);
 		n++;
 		i = e + 1;
@@ -900,7 +905,8 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n)
 			report_scan(&report, lines, report_begin(lines, start), start);
 
 		if (report.trace_start) {
-			r = analysis_read_trace(a, lines, report.trace_index, n, &frame, &have_frame);
+			r = analysis_read_trace(a, lines, report.trace_index, n, &frame,
+						&have_frame);
 			if (r < 0)
 				return r;
 		}
