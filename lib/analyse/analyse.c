@@ -354,7 +354,7 @@ static bool parse_ip_line(const Line *l, Symbol *ret)
 }
 
 /* Frames that every report of a kind shares: the reporting machinery, not the bug. */
-static bool is_generic_frame(const char *name)
+static bool is_generic_frame(const char *name, size_t len)
 {
 	static const char *const generic[] = {
 		"dump_stack",
@@ -401,16 +401,16 @@ static bool is_generic_frame(const char *name)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(generic); i++)
-		if (streq(generic[i], name))
+		if (strlen(generic[i]) == len && memcmp(generic[i], name, len) == 0)
 			return true;
 	return false;
 }
 
 /* The name a function has in every build: without ".isra.0", ".cold", ".constprop.0", ... */
-static size_t function_base_len(const char *name)
+static size_t function_base_len(const char *name, size_t len)
 {
-	const char *dot = strchr(name, '.');
-	return dot ? (size_t)(dot - name) : strlen(name);
+	const char *dot = memchr(name, '.', len);
+	return dot ? (size_t)(dot - name) : len;
 }
 
 /* What one report tells, first found wins. */
@@ -526,13 +526,7 @@ static int analysis_add_frame(DmesgAnalysis *a, size_t *n, const Line *name)
 
 static bool symbol_is_generic(const Symbol *sym)
 {
-	char name[NAME_MAX_LEN + 1];
-	size_t n = MIN(sym->name.len, (size_t)NAME_MAX_LEN);
-
-	memcpy(name, sym->name.s, n);
-	name[n] = '\0';
-	name[function_base_len(name)] = '\0';
-	return is_generic_frame(name);
+	return is_generic_frame(sym->name.s, function_base_len(sym->name.s, sym->name.len));
 }
 
 /*
@@ -760,16 +754,14 @@ static int analysis_sign(DmesgAnalysis *a)
 		return -ENOMEM;
 	fprintf(f, "%s\n", a->reason);
 	if (a->function)
-		fprintf(f, "%.*s\n", (int)function_base_len(a->function), a->function);
+		fprintf(f, "%.*s\n", (int)function_base_len(a->function, strlen(a->function)),
+			a->function);
 	for (char **p = a->call_trace; *p && frames < DMESG_SIGNATURE_FRAMES; p++) {
-		size_t n = function_base_len(*p);
-		char name[NAME_MAX_LEN + 1];
+		size_t n = function_base_len(*p, strlen(*p));
 
-		memcpy(name, *p, n);
-		name[n] = '\0';
-		if (is_generic_frame(name))
+		if (is_generic_frame(*p, n))
 			continue;
-		fprintf(f, "%s\n", name);
+		fprintf(f, "%.*s\n", (int)n, *p);
 		frames++;
 	}
 	if (!a->function && frames == 0 && a->message) {
