@@ -628,7 +628,8 @@ static void decode_cxl_component(const CperBuf *b, json_t *body)
 	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
 	if (len != b->len)
 		cper_error(c, b->base,
-			   "CXL component event length %" PRIu64 " differs from the %zu-byte section",
+			   "CXL component event length %" PRIu64
+			   " differs from the %zu-byte section",
 			   len, b->len);
 	if ((v & BIT(0)) && cper_need(b, 24, "CXL device id")) {
 		const uint8_t *p = b->p;
