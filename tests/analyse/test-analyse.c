@@ -13,55 +13,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
-#include <limits.h>
 #include <string.h>
 
 #include "analyse/analyse.h"
+#include "case-dirs.h"
 #include "macro.h"
-
-struct analyse_case {
-	char name[NAME_MAX + 1];
-};
-
-static char *srcdir_path(const char *suffix)
-{
-	const char *top = getenv("top_srcdir");
-	char *p;
-
-	cr_assert(asprintf(&p, "%s/tests/analyse/%s", top ?: ".", suffix) >= 0);
-	return p;
-}
-
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(((const struct analyse_case *)a)->name,
-		      ((const struct analyse_case *)b)->name);
-}
 
 ParameterizedTestParameters(analyse, cases)
 {
-	_cleanup_free_ char *dir = srcdir_path("cases");
-	struct analyse_case *cases;
-	size_t n = 0, allocated = 0;
-	struct dirent *de;
-	DIR *d;
-
-	/* Runs before the tests, outside of any: no cr_assert() here. */
-	d = opendir(dir);
-	if (!d)
-		return cr_make_param_array(struct analyse_case, NULL, 0);
-	while ((de = readdir(d)))
-		allocated += de->d_name[0] != '.';
-	cases = cr_malloc(MAX(allocated, 1) * sizeof(*cases));
-	rewinddir(d);
-	while (cases && (de = readdir(d)) && n < allocated)
-		if (de->d_name[0] != '.')
-			snprintf(cases[n++].name, sizeof(cases[n].name), "%s", de->d_name);
-	closedir(d);
-	if (!cases)
-		return cr_make_param_array(struct analyse_case, NULL, 0);
-	qsort(cases, n, sizeof(*cases), compare_names);
-	return cr_make_param_array(struct analyse_case, cases, n);
+	return test_case_dirs("analyse");
 }
 
 static void read_file(const char *path, char **ret, size_t *ret_len)
@@ -86,7 +46,7 @@ static void read_file(const char *path, char **ret, size_t *ret_len)
 
 static json_t *analyse_case_json(const char *name)
 {
-	_cleanup_free_ char *dir = srcdir_path("cases"), *path = NULL, *log = NULL;
+	_cleanup_free_ char *dir = test_suite_path("analyse", "cases"), *path = NULL, *log = NULL;
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
 	json_t *j = NULL;
 	size_t len;
@@ -100,9 +60,9 @@ static json_t *analyse_case_json(const char *name)
 	return j;
 }
 
-ParameterizedTest(struct analyse_case *c, analyse, cases)
+ParameterizedTest(struct test_case *c, analyse, cases)
 {
-	_cleanup_free_ char *dir = srcdir_path("cases"), *path = NULL;
+	_cleanup_free_ char *dir = test_suite_path("analyse", "cases"), *path = NULL;
 	json_auto_t *expected = NULL, *actual = NULL;
 	json_error_t err;
 
@@ -117,22 +77,15 @@ ParameterizedTest(struct analyse_case *c, analyse, cases)
 /* A missing or emptied cases directory would otherwise pass silently. */
 Test(analyse, cases_exist)
 {
-	_cleanup_free_ char *dir = srcdir_path("cases");
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d;
+	size_t n = test_case_count("analyse");
 
-	d = opendir(dir);
-	cr_assert_not_null(d, "%s: %m", dir);
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	cr_assert_geq(n, 20, "only %zu cases in %s", n, dir);
+	cr_assert_geq(n, 20, "only %zu cases", n);
 }
 
 Test(analyse, signatures)
 {
-	_cleanup_free_ char *path = srcdir_path("signatures.json"), *dir = srcdir_path("cases");
+	_cleanup_free_ char *path = test_suite_path("analyse", "signatures.json"),
+			    *dir = test_suite_path("analyse", "cases");
 	json_auto_t *groups = NULL, *seen = json_object();
 	json_error_t err;
 	struct dirent *de;
