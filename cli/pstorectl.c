@@ -47,6 +47,9 @@ static const Verb verbs[] = {
 	{"status", 1, 1, false, verb_status, "Show pstore and store status", &status_options},
 	{"delete", 2, -1, false, verb_delete, "Delete crashes from the store",
 	 &global_options_only},
+	{"vacuum", 1, 1, false, verb_vacuum, "Apply the retention limits now", &vacuum_options},
+	{"decode", 2, -1, false, verb_decode, "Decode CPER, MCE and dmesg records in files",
+	 &global_options_only},
 	{"help", 1, 1, false, verb_help, "Show this help", &global_options_only},
 };
 
@@ -103,6 +106,8 @@ static int verb_help(int argc, char *argv[])
 	       "     --group             One line per signature, with count, first and last time\n"
 	       "\nOptions of export:\n"
 	       "  -o --output=FILE       Write the document to FILE instead of stdout\n"
+	       "\nOptions of vacuum:\n"
+	       "     --config=FILE       Read the retention limits from FILE only\n"
 	       "\nOptions of status:\n"
 	       "     --pstore-dir=DIR    The pstore file system (default: /sys/fs/pstore)\n"
 	       "     --sysfs-dir=DIR     Read kernel parameters below DIR (default: /sys)\n"
