@@ -50,10 +50,32 @@ static const char *const mem_err_type_strs[] = {
 	"physical memory map-out event",
 };
 
+/*
+ * The fields both memory error sections start with, up to the bank; the bank
+ * group and address validation bits are bank_bit and bank_bit + 1.
+ */
+static void decode_memory_head(const CperBuf *b, json_t *body, uint64_t v, unsigned bank_bit)
+{
+	CperCtx *c = b->ctx;
+	uint64_t bank;
+
+	cper_put_error_status(b, body, 8, v & BIT(0));
+	cper_put_hex(b, body, "physical_address", 16, 8, v & BIT(1));
+	cper_put_hex(b, body, "physical_address_mask", 24, 8, v & BIT(2));
+	cper_put_uint(b, body, "node", 32, 2, v & BIT(3));
+	cper_put_uint(b, body, "card", 34, 2, v & BIT(4));
+	cper_put_uint(b, body, "module", 36, 2, v & BIT(5));
+	cper_put_uint(b, body, "bank", 38, 2, v & BIT(6));
+	if (cper_field(b, 38, 2, v & BIT(bank_bit), "bank_group", &bank))
+		cper_set(c, body, "bank_group", json_integer((json_int_t)(bank >> 8)));
+	if (cper_field(b, 38, 2, v & BIT(bank_bit + 1), "bank_address", &bank))
+		cper_set(c, body, "bank_address", json_integer((json_int_t)(bank & 0xff)));
+}
+
 static void decode_memory(const CperBuf *b, json_t *body)
 {
 	CperCtx *c = b->ctx;
-	uint64_t v = 0, bank, ext = 0, row;
+	uint64_t v = 0, ext = 0, row;
 
 	cper_need(b, 73, "memory error section");
 	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
@@ -63,17 +85,7 @@ static void decode_memory(const CperBuf *b, json_t *body)
 	const char *layout = b->len >= 80 ? "uefi-2.3" : b->len == 73 ? "uefi-2.1" : "nonstandard";
 	cper_set(c, body, "layout", json_string(layout));
 
-	cper_put_error_status(b, body, 8, v & BIT(0));
-	cper_put_hex(b, body, "physical_address", 16, 8, v & BIT(1));
-	cper_put_hex(b, body, "physical_address_mask", 24, 8, v & BIT(2));
-	cper_put_uint(b, body, "node", 32, 2, v & BIT(3));
-	cper_put_uint(b, body, "card", 34, 2, v & BIT(4));
-	cper_put_uint(b, body, "module", 36, 2, v & BIT(5));
-	cper_put_uint(b, body, "bank", 38, 2, v & BIT(6));
-	if (cper_field(b, 38, 2, v & BIT(19), "bank_group", &bank))
-		cper_set(c, body, "bank_group", json_integer((json_int_t)(bank >> 8)));
-	if (cper_field(b, 38, 2, v & BIT(20), "bank_address", &bank))
-		cper_set(c, body, "bank_address", json_integer((json_int_t)(bank & 0xff)));
+	decode_memory_head(b, body, v, 19);
 	cper_put_uint(b, body, "device", 40, 2, v & BIT(7));
 	if (cper_field(b, 42, 2, v & (BIT(8) | BIT(18)), "row", &row)) {
 		if (cper_field(b, 73, 1, v & BIT(18), "row_extension", &ext))
@@ -106,23 +118,13 @@ static void decode_memory(const CperBuf *b, json_t *body)
 static void decode_memory2(const CperBuf *b, json_t *body)
 {
 	CperCtx *c = b->ctx;
-	uint64_t v = 0, bank;
+	uint64_t v = 0;
 
 	cper_need(b, 96, "memory error 2 section");
 	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
 		return;
 	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
-	cper_put_error_status(b, body, 8, v & BIT(0));
-	cper_put_hex(b, body, "physical_address", 16, 8, v & BIT(1));
-	cper_put_hex(b, body, "physical_address_mask", 24, 8, v & BIT(2));
-	cper_put_uint(b, body, "node", 32, 2, v & BIT(3));
-	cper_put_uint(b, body, "card", 34, 2, v & BIT(4));
-	cper_put_uint(b, body, "module", 36, 2, v & BIT(5));
-	cper_put_uint(b, body, "bank", 38, 2, v & BIT(6));
-	if (cper_field(b, 38, 2, v & BIT(20), "bank_group", &bank))
-		cper_set(c, body, "bank_group", json_integer((json_int_t)(bank >> 8)));
-	if (cper_field(b, 38, 2, v & BIT(21), "bank_address", &bank))
-		cper_set(c, body, "bank_address", json_integer((json_int_t)(bank & 0xff)));
+	decode_memory_head(b, body, v, 20);
 	cper_put_uint(b, body, "device", 40, 4, v & BIT(7));
 	cper_put_uint(b, body, "row", 44, 4, v & BIT(8));
 	cper_put_uint(b, body, "column", 48, 4, v & BIT(9));
@@ -628,7 +630,8 @@ static void decode_cxl_component(const CperBuf *b, json_t *body)
 	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
 	if (len != b->len)
 		cper_error(c, b->base,
-			   "CXL component event length %" PRIu64 " differs from the %zu-byte section",
+			   "CXL component event length %" PRIu64
+			   " differs from the %zu-byte section",
 			   len, b->len);
 	if ((v & BIT(0)) && cper_need(b, 24, "CXL device id")) {
 		const uint8_t *p = b->p;

@@ -1002,7 +1002,8 @@ static int crash_dir_names(Store *s, CrashIdSlot **ret, size_t *ret_n)
 	closedir(d);
 	if (r < 0)
 		return r;
-	qsort(v, n, sizeof(*v), compare_slots);
+	if (n > 0) /* an empty store leaves v NULL, which qsort() must not see */
+		qsort(v, n, sizeof(*v), compare_slots);
 	*ret = TAKE_PTR(v);
 	*ret_n = n;
 	return 0;

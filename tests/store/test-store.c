@@ -365,8 +365,8 @@ Test(store, index_repairs_itself)
 	json_decref(list);
 
 	/* Corrupt lines and a torn last line: rebuilt. */
-	cr_assert_eq(
-		write_file_at(AT_FDCWD, path, O_APPEND, "garbage\n{\"id\":\"x\"}\n{\"id\"", 28), 0);
+	static const char corrupt[] = "garbage\n{\"id\":\"x\"}\n{\"id\"";
+	cr_assert_eq(write_file_at(AT_FDCWD, path, O_APPEND, corrupt, sizeof(corrupt) - 1), 0);
 	cr_assert_eq(store_list(s, &list), 0);
 	cr_assert_eq(json_array_size(list), 2);
 	cr_assert_eq(index_lines(), 2);
