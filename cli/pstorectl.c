@@ -8,12 +8,14 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 #include "macro.h"
+#include "pager.h"
 #include "pstorectl.h"
 
 const char *arg_store_dir = PSTORED_LOCALSTATEDIR "/lib/pstored";
@@ -27,13 +29,43 @@ typedef struct Verb {
 	bool is_default;
 	int (*dispatch)(int argc, char *argv[]);
 	const char *help;
+	/* NULL: the verb gets its arguments as they are and parses them itself. */
+	const VerbOptions *options;
 } Verb;
 
 static int verb_help(int argc, char *argv[]);
 
+/* For verbs that take only the global options after them. */
+static const struct option no_options[] = {{}};
+static const VerbOptions global_options_only = {no_options, NULL, NULL};
+
 static const Verb verbs[] = {
-	{"help", 1, 1, false, verb_help, "Show this help"},
+	{"list", 1, 1, true, verb_list, "List the archived crashes (the default)", &list_options},
+	{"show", 2, 2, false, verb_show, "Show everything about a crash", &global_options_only},
+	{"dmesg", 2, 2, false, verb_dmesg, "Print the kernel log of a crash", &global_options_only},
+	{"export", 2, 2, false, verb_export, "Print a crash as one JSON document", &export_options},
+	{"status", 1, 1, false, verb_status, "Show pstore and store status", &status_options},
+	{"delete", 2, -1, false, verb_delete, "Delete crashes from the store",
+	 &global_options_only},
+	{"help", 1, 1, false, verb_help, "Show this help", &global_options_only},
 };
+
+enum {
+	ARG_VERSION = 0x100,
+	ARG_STORE_DIR,
+	ARG_JSON,
+	ARG_NO_LEGEND,
+	ARG_NO_PAGER,
+};
+
+static const struct option global_options[] = {
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, ARG_VERSION},
+	{"store-dir", required_argument, NULL, ARG_STORE_DIR},
+	{"json", optional_argument, NULL, ARG_JSON},
+	{"no-legend", no_argument, NULL, ARG_NO_LEGEND},
+	{"no-pager", no_argument, NULL, ARG_NO_PAGER},
+	{}};
 
 int print_json(json_t *v)
 {
@@ -58,67 +90,119 @@ static int verb_help(int argc, char *argv[])
 	       "     --version           Show package version\n"
 	       "     --store-dir=DIR     Read the crash store in DIR (default: %s)\n"
 	       "     --json=pretty|short Print JSON (default for --json: pretty)\n"
-	       "     --no-legend         Do not print the column headers and footer\n"
+	       "     --no-legend         Do not print the column headers\n"
 	       "     --no-pager          Do not pipe output into a pager\n"
+	       "\nOptions of list:\n"
+	       "  -S --since=TIME        Only crashes at or after TIME (\"yesterday\", \"-2h\", "
+	       "...)\n"
+	       "  -U --until=TIME        Only crashes at or before TIME\n"
+	       "     --reason=REASON     Only crashes with this reason (panic, oops, ...)\n"
+	       "     --kind=KIND         Only crashes of this kind\n"
+	       "     --signature=SIG     Only crashes with this signature\n"
+	       "  -n --lines=N           Only the N newest crashes\n"
+	       "     --group             One line per signature, with count, first and last time\n"
+	       "\nOptions of export:\n"
+	       "  -o --output=FILE       Write the document to FILE instead of stdout\n"
+	       "\nOptions of status:\n"
+	       "     --pstore-dir=DIR    The pstore file system (default: /sys/fs/pstore)\n"
+	       "     --sysfs-dir=DIR     Read kernel parameters below DIR (default: /sys)\n"
 	       "\nSee the pstorectl(1) man page for details.\n",
 	       PSTORED_LOCALSTATEDIR "/lib/pstored");
 	return 0;
 }
 
+/* Returns 1 if the option was a global one and taken, 0 to exit, <0 on error. */
+static int parse_global_option(int c, const char *arg)
+{
+	switch (c) {
+	case 'h':
+		(void)verb_help(0, NULL);
+		return 0;
+	case ARG_VERSION:
+		puts(PACKAGE_STRING);
+		return 0;
+	case ARG_STORE_DIR:
+		arg_store_dir = arg;
+		return 1;
+	case ARG_JSON:
+		if (!arg || streq(arg, "pretty"))
+			arg_json = JSON_PRETTY;
+		else if (streq(arg, "short"))
+			arg_json = JSON_SHORT;
+		else
+			return log_error_errno(EINVAL,
+					       "Unknown JSON format '%s': use --json=pretty or "
+					       "--json=short.",
+					       arg);
+		return 1;
+	case ARG_NO_LEGEND:
+		arg_legend = false;
+		return 1;
+	case ARG_NO_PAGER:
+		arg_pager = false;
+		return 1;
+	case '?':
+		return -EINVAL;
+	default:
+		return -ENOENT;
+	}
+}
+
 static int parse_argv(int argc, char *argv[])
 {
-	enum {
-		ARG_VERSION = 0x100,
-		ARG_STORE_DIR,
-		ARG_JSON,
-		ARG_NO_LEGEND,
-		ARG_NO_PAGER,
-	};
-	static const struct option options[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, ARG_VERSION},
-		{"store-dir", required_argument, NULL, ARG_STORE_DIR},
-		{"json", optional_argument, NULL, ARG_JSON},
-		{"no-legend", no_argument, NULL, ARG_NO_LEGEND},
-		{"no-pager", no_argument, NULL, ARG_NO_PAGER},
-		{}};
-	int c;
+	int c, r;
 
-	/* "+": options after the verb belong to the verb. */
-	while ((c = getopt_long(argc, argv, "+h", options, NULL)) >= 0) {
-		switch (c) {
-		case 'h':
-			return verb_help(0, NULL);
-		case ARG_VERSION:
-			puts(PACKAGE_STRING);
-			return 0;
-		case ARG_STORE_DIR:
-			arg_store_dir = optarg;
-			break;
-		case ARG_JSON:
-			if (!optarg || streq(optarg, "pretty"))
-				arg_json = JSON_PRETTY;
-			else if (streq(optarg, "short"))
-				arg_json = JSON_SHORT;
-			else
-				return log_error_errno(EINVAL,
-						       "Unknown JSON format '%s': use "
-						       "--json=pretty or --json=short.",
-						       optarg);
-			break;
-		case ARG_NO_LEGEND:
-			arg_legend = false;
-			break;
-		case ARG_NO_PAGER:
-			arg_pager = false;
-			break;
-		case '?':
-			return -EINVAL;
-		default:
+	/* "+": stop at the verb; what follows it is parsed by parse_verb_argv(). */
+	while ((c = getopt_long(argc, argv, "+h", global_options, NULL)) >= 0) {
+		r = parse_global_option(c, optarg);
+		if (r == -ENOENT)
 			abort();
-		}
+		if (r <= 0)
+			return r;
 	}
 	return 1;
+}
+
+/*
+ * Parses the options after the verb, the verb's and the global ones mixed,
+ * and moves the positional arguments to argv[1...]. Returns the new argc,
+ * 0 to exit successfully, or <0 on error.
+ */
+static int parse_verb_argv(const VerbOptions *vo, int argc, char *argv[])
+{
+	size_t n_global = ARRAY_SIZE(global_options) - 1, n_verb = 0;
+	_cleanup_free_ struct option *options = NULL;
+	_cleanup_free_ char *shortopts = NULL;
+	int c, r;
+
+	while (vo->options[n_verb].name)
+		n_verb++;
+	options = calloc(n_global + n_verb + 1, sizeof(struct option));
+	if (!options || asprintf(&shortopts, "h%s", vo->shortopts ?: "") < 0)
+		return log_oom();
+	memcpy(options, global_options, n_global * sizeof(struct option));
+	memcpy(options + n_global, vo->options, n_verb * sizeof(struct option));
+
+	/* argv[0] is the verb; optind = 0 makes getopt start afresh. */
+	optind = 0;
+	while ((c = getopt_long(argc, argv, shortopts, options, NULL)) >= 0) {
+		r = parse_global_option(c, optarg);
+		if (r == -ENOENT) {
+			/* Not a global option, so one of the verb's own. */
+			r = vo->handle(c, optarg);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (r <= 0)
+			return r;
+	}
+
+	/* getopt_long() moved the options in front of the positional arguments. */
+	memmove(argv + 1, argv + optind, (argc - optind) * sizeof(char *));
+	argc = argc - optind + 1;
+	argv[argc] = NULL;
+	return argc;
 }
 
 static const Verb *find_verb(const char *name)
@@ -131,8 +215,10 @@ static const Verb *find_verb(const char *name)
 
 static int dispatch_verb(int argc, char *argv[])
 {
+	char *default_args[] = {NULL, NULL};
 	const char *name = argc > 0 ? argv[0] : NULL;
 	const Verb *v = find_verb(name);
+	int r;
 
 	if (!v && !name)
 		return log_error_errno(EINVAL, "No command given: see '%s --help'.",
@@ -141,25 +227,41 @@ static int dispatch_verb(int argc, char *argv[])
 		return log_error_errno(EINVAL, "Unknown command '%s': see '%s --help'.", name,
 				       program_invocation_short_name);
 
-	int n = argc > 0 ? argc : 1;
-	if (n < v->min_args)
-		return log_error_errno(EINVAL, "Too few arguments for '%s'.", v->name);
-	if (v->max_args >= 0 && n > v->max_args)
-		return log_error_errno(EINVAL, "Too many arguments for '%s'.", v->name);
-
 	if (argc == 0) {
-		char *args[] = {(char *)v->name, NULL};
-		return v->dispatch(1, args);
+		default_args[0] = (char *)v->name;
+		argv = default_args;
+		argc = 1;
 	}
+
+	if (v->options) {
+		r = parse_verb_argv(v->options, argc, argv);
+		if (r <= 0)
+			return r;
+		argc = r;
+	}
+
+	if (argc < v->min_args)
+		return log_error_errno(EINVAL, "Too few arguments for '%s': see '%s --help'.",
+				       v->name, program_invocation_short_name);
+	if (v->max_args >= 0 && argc > v->max_args)
+		return log_error_errno(EINVAL, "Too many arguments for '%s': see '%s --help'.",
+				       v->name, program_invocation_short_name);
+
 	return v->dispatch(argc, argv);
 }
 
 int main(int argc, char *argv[])
 {
-	int r = parse_argv(argc, argv);
+	int r;
+
+	/* Table widths and ellipses follow the terminal's character set. */
+	(void)setlocale(LC_CTYPE, "");
+
+	r = parse_argv(argc, argv);
 	if (r <= 0)
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
 	r = dispatch_verb(argc - optind, argv + optind);
+	pager_close();
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -4,11 +4,13 @@
 /*
  * pstorectl: the verb table lives in pstorectl.c; each verb is one
  * function in its own file, declared here. Global options are parsed once
- * into the arg_ variables below.
+ * into the arg_ variables below, and again after the verb (so that
+ * "pstorectl list --json" works like "pstorectl --json list").
  */
 
-#include <stdbool.h>
+#include <getopt.h>
 #include <jansson.h>
+#include <stdbool.h>
 
 typedef enum JsonFormat {
 	JSON_OFF,
@@ -21,5 +23,29 @@ extern JsonFormat arg_json;
 extern bool arg_legend;
 extern bool arg_pager;
 
+/*
+ * A verb's own options, parsed after the verb together with the global ones
+ * (option ids from ARG_VERB_BASE up; handle() returns <0 on a bad value, after
+ * logging). The verb is then called with only its positional arguments.
+ */
+#define ARG_VERB_BASE 0x200
+
+typedef struct VerbOptions {
+	const struct option *options; /* terminated by an all-zero entry */
+	const char *shortopts;
+	int (*handle)(int c, const char *arg);
+} VerbOptions;
+
+extern const VerbOptions list_options;
+extern const VerbOptions export_options;
+extern const VerbOptions status_options;
+
 /* Prints a JSON value in the format chosen with --json. */
 int print_json(json_t *v);
+
+int verb_list(int argc, char *argv[]);
+int verb_show(int argc, char *argv[]);
+int verb_dmesg(int argc, char *argv[]);
+int verb_export(int argc, char *argv[]);
+int verb_status(int argc, char *argv[]);
+int verb_delete(int argc, char *argv[]);

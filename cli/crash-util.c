@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crash-util.h"
+#include "log.h"
+#include "pstorectl.h"
+
+int log_store_error(int r, const char *what)
+{
+	if (r == -EACCES || r == -EPERM)
+		return log_error_errno(r,
+				       "%s: %m (the store is readable by root only, unless the "
+				       "administrator granted read access to group '" PSTORE_GROUP
+				       "', see pstorectl(1): run as root or join that group)",
+				       what);
+	if (r == -ENOENT)
+		return log_error_errno(
+			r,
+			"%s: %m (nothing archived here yet; is pstored installed, or "
+			"is the store elsewhere? Use --store-dir=DIR)",
+			what);
+	if (r == -ENOTDIR)
+		return log_error_errno(r, "%s: %m (not a crash store; check --store-dir=DIR)",
+				       what);
+	return log_error_errno(r, "%s: %m", what);
+}
+
+int open_store(bool writable, Store **ret)
+{
+	int r;
+
+	r = store_open(arg_store_dir, writable ? 0 : STORE_READONLY, ret);
+	if (r < 0)
+		return log_store_error(r, arg_store_dir);
+	return 0;
+}
+
+int resolve_crash_id(Store *s, const char *prefix, char **ret_id)
+{
+	json_auto_t *matches = NULL;
+	json_t *m;
+	size_t i;
+	int r;
+
+	r = store_resolve_id(s, prefix, ret_id, &matches);
+	if (r == -ENOENT)
+		return log_error_errno(r,
+				       "No crash with id '%s' in %s: see 'pstorectl list' for the "
+				       "ids.",
+				       prefix, arg_store_dir);
+	if (r == -ENOTUNIQ) {
+		log_error("Crash id '%s' is ambiguous, it matches %zu crashes; give more of it:",
+			  prefix, json_array_size(matches));
+		json_array_foreach(matches, i, m) {
+			char buf[FORMAT_TIMESTAMP_MAX];
+			const char *t = format_timestamp(buf, crash_time_usec(m, "time"), false);
+
+			log_error("  %s  %s  %s", crash_string(m, "id") ?: "-", t ?: "-",
+				  crash_string(m, "reason") ?: "-");
+		}
+		return r;
+	}
+	if (r < 0)
+		return log_store_error(r, arg_store_dir);
+	return 0;
+}
+
+usec_t crash_time_usec(json_t *crash, const char *key)
+{
+	json_int_t t = json_integer_value(json_object_get(crash, key));
+
+	return t > 0 ? (usec_t)t : 0;
+}
+
+const char *crash_string(json_t *crash, const char *key)
+{
+	return json_string_value(json_object_get(crash, key));
+}
+
+const char *upload_state_summary(json_t *upload)
+{
+	bool pending = false, failed = false, any = false;
+	const char *target;
+	json_t *v;
+
+	json_object_foreach(upload, target, v) {
+		const char *state =
+			json_string_value(json_is_object(v) ? json_object_get(v, "state") : v);
+
+		any = true;
+		if (state && streq(state, "failed"))
+			failed = true;
+		else if (!state || !streq(state, "sent"))
+			pending = true;
+	}
+	return !any ? "-" : failed ? "failed" : pending ? "pending" : "sent";
+}
+
+char *format_bytes(char buf[static FORMAT_BYTES_MAX], uint64_t bytes)
+{
+	static const char suffixes[] = "KMGTPE";
+	double v = (double)bytes;
+	size_t i = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, FORMAT_BYTES_MAX, "%" PRIu64 "B", bytes);
+		return buf;
+	}
+	for (v /= 1024; v >= 1024 && i + 1 < sizeof(suffixes) - 1; i++)
+		v /= 1024;
+	snprintf(buf, FORMAT_BYTES_MAX, "%.1f%c", v, suffixes[i]);
+	return buf;
+}

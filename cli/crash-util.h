@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * What the verbs share about the store: opening it with an error message that
+ * says what to do, resolving (short) crash ids, and reading crash fields.
+ */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "store/store.h"
+#include "time-util.h"
+
+/* The group whose members may read the store, see pstorectl(1). */
+#define PSTORE_GROUP "pstore"
+
+/* Opens arg_store_dir (read-only unless writable); logs why not on failure. */
+int open_store(bool writable, Store **ret);
+
+/* Resolves an id or unique id prefix; logs the matches when it is ambiguous. */
+int resolve_crash_id(Store *s, const char *prefix, char **ret_id);
+
+/* Logs a failure to read something in the store, with the fix where there is one. */
+int log_store_error(int r, const char *what);
+
+/* A crash's time field ("time", "archived_at": µs since the epoch, as in the journal), 0 if none. */
+usec_t crash_time_usec(json_t *crash, const char *key);
+
+/* crash[key] as a string, or NULL if it is missing or not a string. */
+const char *crash_string(json_t *crash, const char *key);
+
+/*
+ * The state of a crash's uploads in one word: "-" (no target), "sent" (all
+ * targets), "failed" (any failed), "pending" (otherwise). upload is the
+ * summary's {"target": "state"} or crash.json's {"target": {"state": ...}}.
+ */
+const char *upload_state_summary(json_t *upload);
+
+/* "12.3K", "4.0M", "512B", in 1024s as systemd prints sizes. */
+#define FORMAT_BYTES_MAX 16
+char *format_bytes(char buf[static FORMAT_BYTES_MAX], uint64_t bytes);

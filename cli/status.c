@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pstorectl status: the kernel side (is pstore mounted, which backend, its
+ * parameters, records waiting, ERST) and the store side (crashes, size,
+ * uploads waiting, the last archive run).
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crash-util.h"
+#include "fs-util.h"
+#include "log.h"
+#include "pager.h"
+#include "store/last-archive.h"
+#include "pstorectl.h"
+
+/* From the kernel's include/acpi/apei.h (erst-dbg, CONFIG_ACPI_APEI_ERST_DEBUG). */
+#define APEI_ERST_GET_RECORD_COUNT _IOR('E', 2, uint32_t)
+
+/* A sysfs or procfs file larger than this is not one we understand. */
+#define KERNEL_FILE_MAX 4096
+
+static const char *arg_pstore_dir = "/sys/fs/pstore";
+static const char *arg_sysfs_dir = "/sys";
+
+enum {
+	ARG_PSTORE_DIR = ARG_VERB_BASE,
+	ARG_SYSFS_DIR,
+};
+
+static int handle_status_option(int c, const char *arg)
+{
+	switch (c) {
+	case ARG_PSTORE_DIR:
+		arg_pstore_dir = arg;
+		return 0;
+	case ARG_SYSFS_DIR:
+		arg_sysfs_dir = arg;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static const struct option status_option_table[] = {
+	{"pstore-dir", required_argument, NULL, ARG_PSTORE_DIR},
+	{"sysfs-dir", required_argument, NULL, ARG_SYSFS_DIR},
+	{}};
+
+const VerbOptions status_options = {status_option_table, NULL, handle_status_option};
+
+/* A kernel file's first line, or NULL if it cannot be read. */
+static char *read_kernel_line(int dir_fd, const char *name)
+{
+	char *buf;
+	size_t n;
+
+	if (read_full_file_at(dir_fd, name, KERNEL_FILE_MAX, &buf, &n) < 0)
+		return NULL;
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* Undoes the octal escapes (\040 for a space) of /proc/self/mountinfo. */
+static void unescape_mountinfo(char *s)
+{
+	char *w = s;
+
+	for (char *p = s; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*w++ = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+			p += 3;
+		} else
+			*w++ = *p;
+	}
+	*w = '\0';
+}
+
+/*
+ * The file system type mounted at path, from /proc/self/mountinfo (the last
+ * mount there wins: it is the one visible), or NULL if path is no mount point.
+ * A line reads: ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - FSTYPE SOURCE SUPEROPTS
+ */
+static char *mounted_fstype(const char *path)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	_cleanup_free_ char *line = NULL, *real = realpath(path, NULL);
+	char *fstype = NULL;
+	size_t size = 0;
+
+	if (!f || !real)
+		return NULL;
+	while (getline(&line, &size, f) > 0) {
+		char *fields[5], *sep, *save = NULL, *p = line;
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(fields); i++, p = NULL)
+			if (!(fields[i] = strtok_r(p, " ", &save)))
+				break;
+		sep = strstr(save ?: "", " - ");
+		if (i < ARRAY_SIZE(fields) || !sep)
+			continue;
+		unescape_mountinfo(fields[4]);
+		if (!streq(fields[4], real))
+			continue;
+		free(fstype);
+		fstype = strndup(sep + 3, strcspn(sep + 3, " \n"));
+	}
+	return fstype;
+}
+
+/* Kernel parameters of pstore, {"backend": "erst", "compress": "deflate", ...}, sorted by name. */
+static int pstore_parameters(json_t *ret)
+{
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_close_ int fd = -1;
+	struct dirent **names = NULL;
+	int n, r = 0;
+
+	if (asprintf(&dir, "%s/module/pstore/parameters", arg_sysfs_dir) < 0)
+		return -ENOMEM;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = scandirat(fd, ".", &names, NULL, alphasort);
+	if (n < 0)
+		return -errno;
+
+	for (int i = 0; i < n; i++) {
+		_cleanup_free_ char *v = NULL;
+
+		if (r == 0 && names[i]->d_name[0] != '.') {
+			v = read_kernel_line(fd, names[i]->d_name);
+			if (v && json_object_set_new(ret, names[i]->d_name, json_string(v)) < 0)
+				r = -ENOMEM;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+/*
+ * The records waiting in pstore: {"count", "bytes", "backends": {"erst": N}}.
+ * Names are <type>-<backend>-<id>[.enc.z], and only the type may hold a '-'
+ * (powerpc-ofw), so the backend is the second last part.
+ */
+static int pstore_records(json_t *ret)
+{
+	_cleanup_close_ int fd = open(arg_pstore_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	json_t *backends = json_object();
+	uint64_t count = 0, bytes = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (!backends || json_object_set_new(ret, "backends", backends) < 0)
+		return -ENOMEM;
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d)
+		return -errno;
+	fd = TAKE_FD(fd);
+
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *name = strdup(de->d_name);
+		struct stat st;
+		char *last, *prev;
+
+		if (!name) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		count++;
+		bytes += st.st_size;
+
+		if (strlen(name) > 6 && streq(name + strlen(name) - 6, ".enc.z"))
+			name[strlen(name) - 6] = '\0';
+		last = strrchr(name, '-');
+		if (!last)
+			continue;
+		*last = '\0';
+		prev = strrchr(name, '-');
+		if (!prev)
+			continue;
+		json_t *n = json_object_get(backends, prev + 1);
+		if (json_object_set_new(backends, prev + 1,
+					json_integer(json_integer_value(n) + 1)) < 0) {
+			closedir(d);
+			return -ENOMEM;
+		}
+	}
+	closedir(d);
+	if (json_object_set_new(ret, "count", json_integer(count)) < 0 ||
+	    json_object_set_new(ret, "bytes", json_integer(bytes)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * ERST, as far as the kernel tells: the ACPI table is there; the record
+ * count comes from /dev/erst_dbg where the kernel has it (Debian's has not).
+ * The kernel reports no capacity, so none is made up.
+ */
+static int erst_status(json_t **ret)
+{
+	_cleanup_free_ char *table = NULL;
+	_cleanup_close_ int fd = -1;
+	json_t *v;
+	uint32_t count;
+
+	if (asprintf(&table, "%s/firmware/acpi/tables/ERST", arg_sysfs_dir) < 0)
+		return -ENOMEM;
+	if (access(table, F_OK) < 0) {
+		*ret = json_null();
+		return 0;
+	}
+	v = json_pack("{s:b, s:n}", "present", true, "records");
+	if (!v)
+		return -ENOMEM;
+	fd = open("/dev/erst_dbg", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && ioctl(fd, APEI_ERST_GET_RECORD_COUNT, &count) == 0 &&
+	    json_object_set_new(v, "records", json_integer(count)) < 0) {
+		json_decref(v);
+		return -ENOMEM;
+	}
+	*ret = v;
+	return 0;
+}
+
+static int pstore_status(json_t **ret)
+{
+	_cleanup_free_ char *fstype = mounted_fstype(arg_pstore_dir);
+	json_auto_t *v = NULL, *params = json_object(), *records = json_object(), *erst = NULL;
+	const char *backend;
+	int r;
+
+	if (!params || !records)
+		return -ENOMEM;
+	r = pstore_parameters(params);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	/* The kernel shows "(null)" while no backend is registered. */
+	backend = json_string_value(json_object_get(params, "backend"));
+	if (backend && streq(backend, "(null)"))
+		backend = NULL;
+
+	r = pstore_records(records);
+	if (r < 0 && r != -ENOENT && r != -EACCES)
+		return r;
+	if (r < 0 && json_object_set_new(records, "error", json_string(strerror(-r))) < 0)
+		return -ENOMEM;
+
+	r = erst_status(&erst);
+	if (r < 0)
+		return r;
+
+	v = json_pack("{s:s, s:b, s:o, s:o, s:O, s:O, s:O}", "path", arg_pstore_dir, "mounted",
+		      fstype && streq(fstype, "pstore"), "fstype",
+		      fstype ? json_string(fstype) : json_null(), "backend",
+		      backend ? json_string(backend) : json_null(), "parameters", params, "records",
+		      records, "erst", erst);
+	if (!v)
+		return -ENOMEM;
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+/* {"path", "crashes", "bytes", "upload_waiting", "last_archive"}, or {"path", "error"}. */
+static int store_status(json_t **ret)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	json_auto_t *v = NULL, *summaries = NULL, *last = NULL;
+	uint64_t bytes = 0, waiting = 0;
+	json_t *c;
+	size_t i;
+	int r;
+
+	v = json_pack("{s:s}", "path", arg_store_dir);
+	if (!v)
+		return -ENOMEM;
+
+	r = store_open(arg_store_dir, STORE_READONLY, &s);
+	if (r >= 0)
+		r = store_list(s, &summaries);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			return r;
+		if (json_object_set_new(v, "error", json_string(strerror(-r))) < 0 ||
+		    json_object_set_new(v, "errno", json_integer(-r)) < 0)
+			return -ENOMEM;
+		*ret = TAKE_PTR(v);
+		return 0;
+	}
+
+	json_array_foreach(summaries, i, c) {
+		const char *state = upload_state_summary(json_object_get(c, "upload"));
+
+		bytes += json_integer_value(json_object_get(c, "stored_bytes"));
+		if (streq(state, "pending") || streq(state, "failed"))
+			waiting++;
+	}
+
+	r = store_read_last_archive(s, &last);
+	if (r < 0 && r != -ENOENT)
+		return r;
+
+	if (json_object_set_new(v, "crashes", json_integer(json_array_size(summaries))) < 0 ||
+	    json_object_set_new(v, "bytes", json_integer(bytes)) < 0 ||
+	    json_object_set_new(v, "upload_waiting", json_integer(waiting)) < 0 ||
+	    json_object_set(v, "last_archive", last ?: json_null()) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+static void line(const char *label, const char *fmt, ...) _printf_(2, 3);
+static void line(const char *label, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%13s: ", label);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void print_pstore(json_t *p)
+{
+	json_t *params = json_object_get(p, "parameters"), *records = json_object_get(p, "records");
+	json_t *erst = json_object_get(p, "erst"), *v;
+	const char *fstype = crash_string(p, "fstype"), *backend = crash_string(p, "backend"), *k;
+	char bbuf[FORMAT_BYTES_MAX];
+	json_int_t count = json_integer_value(json_object_get(records, "count"));
+	bool first = true;
+
+	if (json_is_true(json_object_get(p, "mounted")))
+		line("Pstore", "%s (mounted)", arg_pstore_dir);
+	else if (fstype)
+		line("Pstore", "%s is a %s mount, not pstore", arg_pstore_dir, fstype);
+	else
+		line("Pstore", "%s is not mounted (mount -t pstore pstore %s)", arg_pstore_dir,
+		     arg_pstore_dir);
+
+	line("Backend", "%s",
+	     backend
+		     ?: json_object_size(params) > 0
+			? "none registered (no pstore backend: see "
+			  "pstore.backend= and erst_disable in pstorectl(1))"
+			: "unknown (the kernel has no pstore module parameters)");
+
+	printf("%13s: ", "Parameters");
+	json_object_foreach(params, k, v) {
+		printf("%s%s=%s", first ? "" : " ", k, json_string_value(v));
+		first = false;
+	}
+	printf("%s\n", first ? "-" : "");
+
+	if (crash_string(records, "error"))
+		line("Waiting", "cannot read %s: %s", arg_pstore_dir,
+		     crash_string(records, "error"));
+	else {
+		printf("%13s: %" JSON_INTEGER_FORMAT " record%s, %s", "Waiting", count,
+		       count == 1 ? "" : "s",
+		       format_bytes(bbuf, json_integer_value(json_object_get(records, "bytes"))));
+		first = true;
+		json_object_foreach(json_object_get(records, "backends"), k, v) {
+			printf("%s%s: %" JSON_INTEGER_FORMAT, first ? " (" : ", ", k,
+			       json_integer_value(v));
+			first = false;
+		}
+		printf("%s\n", first ? "" : ")");
+	}
+
+	if (!json_is_object(erst))
+		line("ERST", "no ERST table in this machine's ACPI tables");
+	else if (json_is_integer(json_object_get(erst, "records")))
+		line("ERST",
+		     "%" JSON_INTEGER_FORMAT " records stored (from /dev/erst_dbg); the "
+		     "kernel does not report the capacity",
+		     json_integer_value(json_object_get(erst, "records")));
+	else
+		line("ERST", "present; the kernel reports neither its records nor its capacity");
+
+	if (count > 0)
+		log_warning("Warning: %" JSON_INTEGER_FORMAT " record%s in %s hold firmware space "
+			    "until 'pstored archive' (pstored.service) archives and erases them.",
+			    count, count == 1 ? "" : "s", arg_pstore_dir);
+}
+
+static void print_store(json_t *st)
+{
+	json_t *last = json_object_get(st, "last_archive"), *n;
+	char bbuf[FORMAT_BYTES_MAX], tbuf[FORMAT_TIMESTAMP_MAX];
+	json_int_t crashes = json_integer_value(json_object_get(st, "crashes"));
+	json_int_t waiting = json_integer_value(json_object_get(st, "upload_waiting"));
+
+	if (crash_string(st, "error")) {
+		int e = (int)json_integer_value(json_object_get(st, "errno"));
+
+		line("Store", "%s: %s%s", arg_store_dir, crash_string(st, "error"),
+		     e == EACCES   ? " (run as root or join group '" PSTORE_GROUP "')"
+		     : e == ENOENT ? " (nothing archived yet)"
+				   : "");
+		return;
+	}
+	line("Store", "%s: %" JSON_INTEGER_FORMAT " crash%s, %s", arg_store_dir, crashes,
+	     crashes == 1 ? "" : "es",
+	     format_bytes(bbuf, json_integer_value(json_object_get(st, "bytes"))));
+	line("Upload", "%" JSON_INTEGER_FORMAT " crash%s waiting", waiting,
+	     waiting == 1 ? "" : "es");
+
+	if (!json_is_object(last)) {
+		line("Last archive", "never (no run recorded in the store)");
+		return;
+	}
+	printf("%13s: %s, %s", "Last archive",
+	       format_timestamp(tbuf, crash_time_usec(last, "finished_at"), false) ?: "-",
+	       crash_string(last, "result") ?: "unknown");
+	n = json_object_get(last, "crashes_archived");
+	if (json_is_integer(n))
+		printf(", %" JSON_INTEGER_FORMAT " crash%s archived", json_integer_value(n),
+		       json_integer_value(n) == 1 ? "" : "es");
+	n = json_object_get(last, "records_erased");
+	if (json_is_integer(n))
+		printf(", %" JSON_INTEGER_FORMAT " record%s erased", json_integer_value(n),
+		       json_integer_value(n) == 1 ? "" : "s");
+	if (crash_string(last, "error"))
+		printf(": %s", crash_string(last, "error"));
+	putchar('\n');
+}
+
+int verb_status(int argc, char *argv[])
+{
+	json_auto_t *pstore = NULL, *store = NULL, *v = NULL;
+	int r;
+
+	r = pstore_status(&pstore);
+	if (r < 0)
+		return log_error_errno(r, "Failed to read the pstore status: %m");
+	r = store_status(&store);
+	if (r < 0)
+		return log_store_error(r, arg_store_dir);
+
+	if (arg_json != JSON_OFF) {
+		v = json_pack("{s:O, s:O}", "pstore", pstore, "store", store);
+		if (!v)
+			return log_oom();
+		return print_json(v);
+	}
+
+	pager_open();
+	print_pstore(pstore);
+	print_store(store);
+	return 0;
+}

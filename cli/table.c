@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+
+#include <errno.h>
+#include <langinfo.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "table.h"
+
+struct Table {
+	size_t n_columns;
+	char **cells; /* n_rows * n_columns, row after row; row 0 holds the headers */
+	size_t n_rows, n_allocated;
+	bool *align_right;
+};
+
+size_t utf8_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+size_t terminal_width(void)
+{
+	const char *e = getenv("COLUMNS");
+	struct winsize ws = {};
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	if (e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+
+		if (*e && !*end && v > 0 && v < 100000)
+			return v;
+	}
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_col == 0)
+		return 80;
+	return ws.ws_col;
+}
+
+static int table_append(Table *t, const char *const *cells)
+{
+	size_t n = t->n_columns;
+
+	if (t->n_rows == t->n_allocated) {
+		size_t a = t->n_allocated ? t->n_allocated * 2 : 16;
+		char **c = reallocarray(t->cells, a * n, sizeof(char *));
+
+		if (!c)
+			return -ENOMEM;
+		t->cells = c;
+		t->n_allocated = a;
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		char *s = strdup(cells[i] ?: "-");
+
+		if (!s) {
+			while (i > 0)
+				free(t->cells[t->n_rows * n + --i]);
+			return -ENOMEM;
+		}
+		for (char *p = s; *p; p++)
+			if ((unsigned char)*p < ' ' || *p == 0x7f)
+				*p = ' ';
+		t->cells[t->n_rows * n + i] = s;
+	}
+	t->n_rows++;
+	return 0;
+}
+
+Table *table_new(size_t n_columns, const char *const *headers)
+{
+	Table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->n_columns = n_columns;
+	t->align_right = calloc(n_columns, sizeof(bool));
+	if (!t->align_right || table_append(t, headers) < 0)
+		return table_free(t);
+	return t;
+}
+
+Table *table_free(Table *t)
+{
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < t->n_rows * t->n_columns; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t->align_right);
+	free(t);
+	return NULL;
+}
+
+void table_set_align_right(Table *t, size_t column, bool right)
+{
+	if (column < t->n_columns)
+		t->align_right[column] = right;
+}
+
+int table_add_row(Table *t, const char *const *cells)
+{
+	return table_append(t, cells);
+}
+
+size_t table_rows(const Table *t)
+{
+	return t->n_rows - 1;
+}
+
+/* Prints at most max columns of s, ending in an ellipsis if it had to cut. */
+static void print_cut(FILE *f, const char *s, size_t max)
+{
+	bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
+	const char *ellipsis = utf8 ? "…" : "...";
+	size_t ew = utf8 ? 1 : 3, w = 0;
+	const char *p;
+
+	if (utf8_width(s) <= max) {
+		fputs(s, f);
+		return;
+	}
+	if (max <= ew) {
+		fprintf(f, "%.*s", (int)max, "...");
+		return;
+	}
+	for (p = s; *p; p++) {
+		if (((unsigned char)*p & 0xc0) != 0x80 && w++ == max - ew)
+			break;
+	}
+	fwrite(s, 1, p - s, f);
+	fputs(ellipsis, f);
+}
+
+int table_print(const Table *t, FILE *f, bool legend, size_t width)
+{
+	size_t n = t->n_columns, total = 0;
+	_cleanup_free_ size_t *widths = calloc(n, sizeof(size_t));
+
+	if (!widths)
+		return -ENOMEM;
+
+	for (size_t r = legend ? 0 : 1; r < t->n_rows; r++)
+		for (size_t c = 0; c < n; c++)
+			widths[c] = MAX(widths[c], utf8_width(t->cells[r * n + c]));
+	for (size_t c = 0; c < n; c++)
+		total += widths[c] + (c + 1 < n ? 2 : 0);
+
+	/* Only the last column gives way, and never below its header's width. */
+	if (width > 0 && total > width) {
+		size_t others = total - widths[n - 1], min = utf8_width(t->cells[n - 1]);
+
+		widths[n - 1] = others < width ? MAX(width - others, min) : min;
+	}
+
+	for (size_t r = legend ? 0 : 1; r < t->n_rows; r++) {
+		for (size_t c = 0; c < n; c++) {
+			const char *s = t->cells[r * n + c];
+			size_t pad = widths[c] > utf8_width(s) ? widths[c] - utf8_width(s) : 0;
+
+			if (c + 1 == n && !t->align_right[c]) {
+				print_cut(f, s, widths[c]);
+				break;
+			}
+			if (t->align_right[c])
+				fprintf(f, "%*s", (int)pad, "");
+			print_cut(f, s, widths[c]);
+			if (!t->align_right[c])
+				fprintf(f, "%*s", (int)pad, "");
+			if (c + 1 < n)
+				fputs("  ", f);
+		}
+		fputc('\n', f);
+	}
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Parsers for configuration values and command line options, with systemd's
+ * syntax (time spans are in time-util.h). Each returns 0, or -EINVAL for a
+ * malformed value and -ERANGE for one that does not fit, and leaves *ret
+ * untouched on failure.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* yes/no, y/n, true/false, t/f, on/off, 1/0; case-insensitive */
+int parse_boolean(const char *s, bool *ret);
+
+/* A plain decimal number: no sign, no spaces, no suffix. */
+int parse_uint64(const char *s, uint64_t *ret);
+
+/*
+ * Bytes: "4096", "256M", "1.5G"; the suffixes B, K, M, G, T, P and E are
+ * powers of 1024. "infinity" is not accepted here; callers that allow it check
+ * for it first.
+ */
+int parse_size(const char *s, uint64_t *ret);

@@ -1,0 +1,1167 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "config.h"
+#include "macro.h"
+#include "parse-util.h"
+#include "time-util.h"
+
+/*
+ * Syntax (a subset of systemd.syntax(7)): "[Section]" lines, "Key=Value"
+ * lines, comment lines starting with '#' or ';', empty lines. Keys are
+ * case-sensitive; the value is everything after the first '=', with
+ * surrounding whitespace removed, ';' included; an empty value resets the
+ * key to its default.
+ *
+ * libinih reads the structure (sections, assignments, comments) through
+ * config_file_read_line(), which hands it one line at a time. That reader
+ * also checks each line strictly and keeps the whole line, so that the
+ * assignment handler takes the value from the file's own text: libinih
+ * would cut it at " ;" (inline comments), at its line length limit (200
+ * bytes in Debian's build), and would join indented lines to the previous
+ * value; none of these is systemd's syntax. Leading whitespace is removed
+ * before libinih sees a line, so it never joins lines.
+ */
+
+/* libinih keeps section names in 50 bytes (MAX_SECTION) and truncates. */
+#define SECTION_NAME_MAX 49
+#define TARGET_PREFIX "Target."
+#define TARGET_NAME_MAX (SECTION_NAME_MAX - (sizeof(TARGET_PREFIX) - 1))
+#define KEY_NAME_MAX 64
+
+typedef enum Section {
+	SECTION_NONE,
+	SECTION_ARCHIVE,
+	SECTION_STORE,
+	SECTION_TARGET,
+	_SECTION_MAX,
+} Section;
+
+static const char *const section_names[_SECTION_MAX] = {
+	[SECTION_NONE] = "",
+	[SECTION_ARCHIVE] = "Archive",
+	[SECTION_STORE] = "Store",
+	[SECTION_TARGET] = "Target.NAME",
+};
+
+typedef enum ValueKind {
+	VALUE_BOOL,
+	VALUE_SIZE,	  /* bytes, > 0 */
+	VALUE_SIZE_LIMIT, /* bytes or "infinity" */
+	VALUE_COUNT_LIMIT,
+	VALUE_TIME_LIMIT,
+	VALUE_TIMEOUT, /* finite time span, > 0 */
+	VALUE_STORAGE,
+	VALUE_TARGET_TYPE,
+	VALUE_HTTP_METHOD,
+	VALUE_URL,
+	VALUE_PATH,
+	VALUE_REGEX_LIST,
+} ValueKind;
+
+typedef struct ConfigKey {
+	const char *name;
+	ValueKind kind;
+	size_t offset; /* in PstoredConfig or PstoredTarget */
+	const char *default_value;
+	bool zero_is_unlimited; /* limits: "0" means the same as "infinity" */
+} ConfigKey;
+
+static const ConfigKey archive_keys[] = {
+	{"Storage", VALUE_STORAGE, offsetof(PstoredConfig, storage), "both"},
+	{"Unlink", VALUE_BOOL, offsetof(PstoredConfig, unlink), "yes"},
+	{"KeepConsole", VALUE_BOOL, offsetof(PstoredConfig, keep_console), "yes"},
+	{"MaxRecordSize", VALUE_SIZE, offsetof(PstoredConfig, max_record_size), "1M"},
+};
+
+static const ConfigKey store_keys[] = {
+	{"MaxAge", VALUE_TIME_LIMIT, offsetof(PstoredConfig, max_age_usec), "infinity", true},
+	{"MaxUse", VALUE_SIZE_LIMIT, offsetof(PstoredConfig, max_use), "256M", true},
+	{"MaxCrashes", VALUE_COUNT_LIMIT, offsetof(PstoredConfig, max_crashes), "1000", true},
+	{"KeepUnsent", VALUE_BOOL, offsetof(PstoredConfig, keep_unsent), "yes"},
+};
+
+static const ConfigKey target_keys[] = {
+	{"Type", VALUE_TARGET_TYPE, offsetof(PstoredTarget, type), ""},
+	{"URL", VALUE_URL, offsetof(PstoredTarget, url), ""},
+	{"Method", VALUE_HTTP_METHOD, offsetof(PstoredTarget, method), "PUT"},
+	{"CAFile", VALUE_PATH, offsetof(PstoredTarget, ca_file), ""},
+	{"ClientCertificate", VALUE_PATH, offsetof(PstoredTarget, client_certificate), ""},
+	{"ClientKey", VALUE_PATH, offsetof(PstoredTarget, client_key), ""},
+	{"TokenFile", VALUE_PATH, offsetof(PstoredTarget, token_file), ""},
+	{"Timeout", VALUE_TIMEOUT, offsetof(PstoredTarget, timeout_usec), "30s"},
+	{"MaxPerDay", VALUE_COUNT_LIMIT, offsetof(PstoredTarget, max_per_day), "32"},
+	{"MaxBytesPerDay", VALUE_SIZE_LIMIT, offsetof(PstoredTarget, max_bytes_per_day), "24M"},
+	{"MaxDocumentSize", VALUE_SIZE_LIMIT, offsetof(PstoredTarget, max_document_size), "4M"},
+	{"Redact", VALUE_BOOL, offsetof(PstoredTarget, redact), "yes"},
+	{"RedactRegex", VALUE_REGEX_LIST, offsetof(PstoredTarget, redact_regex), ""},
+};
+
+static const struct {
+	const ConfigKey *keys;
+	size_t n_keys;
+} section_keys[_SECTION_MAX] = {
+	[SECTION_ARCHIVE] = {archive_keys, ARRAY_SIZE(archive_keys)},
+	[SECTION_STORE] = {store_keys, ARRAY_SIZE(store_keys)},
+	[SECTION_TARGET] = {target_keys, ARRAY_SIZE(target_keys)},
+};
+
+static const char *const storage_names[_PSTORED_STORAGE_MAX] = {
+	[PSTORED_STORAGE_BOTH] = "both",
+	[PSTORED_STORAGE_STORE] = "store",
+	[PSTORED_STORAGE_JOURNAL] = "journal",
+	[PSTORED_STORAGE_NONE] = "none",
+};
+
+static const char *const target_type_names[_PSTORED_TARGET_TYPE_MAX] = {
+	[PSTORED_TARGET_JOURNAL_REMOTE] = "journal-remote",
+	[PSTORED_TARGET_HTTP_JSON] = "http-json",
+};
+
+static const char *const http_method_names[_PSTORED_HTTP_METHOD_MAX] = {
+	[PSTORED_HTTP_PUT] = "PUT",
+	[PSTORED_HTTP_POST] = "POST",
+};
+
+const char *pstored_storage_to_string(PstoredStorage s)
+{
+	return s >= 0 && s < _PSTORED_STORAGE_MAX ? storage_names[s] : NULL;
+}
+
+const char *pstored_target_type_to_string(PstoredTargetType t)
+{
+	return t >= 0 && t < _PSTORED_TARGET_TYPE_MAX ? target_type_names[t] : NULL;
+}
+
+const char *pstored_http_method_to_string(PstoredHttpMethod m)
+{
+	return m >= 0 && m < _PSTORED_HTTP_METHOD_MAX ? http_method_names[m] : NULL;
+}
+
+static int string_table_lookup(const char *const *table, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (table[i] && streq(table[i], s))
+			return (int)i;
+	return -EINVAL;
+}
+
+static void strv_free(char **l)
+{
+	if (!l)
+		return;
+	for (char **p = l; *p; p++)
+		free(*p);
+	free(l);
+}
+
+static void target_done(PstoredTarget *t)
+{
+	free(t->name);
+	free(t->url);
+	free(t->ca_file);
+	free(t->client_certificate);
+	free(t->client_key);
+	free(t->token_file);
+	strv_free(t->redact_regex);
+}
+
+PstoredConfig *pstored_config_free(PstoredConfig *c)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < c->n_targets; i++)
+		target_done(&c->targets[i]);
+	free(c->targets);
+	free(c);
+	return NULL;
+}
+
+const PstoredTarget *pstored_config_find_target(const PstoredConfig *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_targets; i++)
+		if (streq(c->targets[i].name, name))
+			return &c->targets[i];
+	return NULL;
+}
+
+/* What a value of each kind looks like, for error messages. */
+static const char *value_kind_expected(const ConfigKey *k)
+{
+	switch (k->kind) {
+	case VALUE_BOOL:
+		return "expected yes or no (also true/false, on/off, 1/0)";
+	case VALUE_SIZE:
+		return "expected a size in bytes greater than 0, like 512K or 1M (K, M, G, T are "
+		       "powers of 1024)";
+	case VALUE_SIZE_LIMIT:
+		return k->zero_is_unlimited
+			       ? "expected a size like 256M (K, M, G, T are powers of "
+				 "1024), or 0 or infinity for no limit"
+			       : "expected a size greater than 0 like 4M (K, M, G, T are "
+				 "powers of 1024), or infinity for no limit";
+	case VALUE_COUNT_LIMIT:
+		return k->zero_is_unlimited
+			       ? "expected a number, or 0 or infinity for no limit"
+			       : "expected a number greater than 0, or infinity for no limit";
+	case VALUE_TIME_LIMIT:
+		return "expected a time span like 30d or 12h (units us, ms, s, min, h, d, w, M, "
+		       "y), "
+		       "or 0 or infinity for no limit";
+	case VALUE_TIMEOUT:
+		return "expected a time span greater than 0 like 30s or 2min (units us, ms, s, "
+		       "min, "
+		       "h, d, w)";
+	case VALUE_STORAGE:
+		return "expected both, store, journal or none";
+	case VALUE_TARGET_TYPE:
+		return "expected journal-remote or http-json";
+	case VALUE_HTTP_METHOD:
+		return "expected PUT or POST";
+	case VALUE_URL:
+		return "expected an http:// or https:// URL";
+	case VALUE_PATH:
+		return "expected an absolute path";
+	case VALUE_REGEX_LIST:
+		return "expected a POSIX extended regular expression (regex(7))";
+	}
+	return "invalid value";
+}
+
+static bool has_control_chars(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ' || *s == 0x7f)
+			return true;
+	return false;
+}
+
+static int parse_limit(const ConfigKey *k, const char *value, uint64_t *ret)
+{
+	uint64_t v;
+	int r;
+
+	if (streq(value, "infinity")) {
+		*ret = PSTORED_CONFIG_UNLIMITED;
+		return 0;
+	}
+	switch (k->kind) {
+	case VALUE_SIZE:
+	case VALUE_SIZE_LIMIT:
+		r = parse_size(value, &v);
+		break;
+	case VALUE_COUNT_LIMIT:
+		r = parse_uint64(value, &v);
+		break;
+	default:
+		r = parse_timespan(value, USEC_PER_SEC, &v);
+		break;
+	}
+	if (r < 0)
+		return r;
+	/* Values must fit in JSON integers (int64) and leave UINT64_MAX for "no limit". */
+	if (v > INT64_MAX)
+		return -ERANGE;
+	if (v == 0) {
+		if (!k->zero_is_unlimited)
+			return -EINVAL;
+		v = PSTORED_CONFIG_UNLIMITED;
+	}
+	*ret = v;
+	return 0;
+}
+
+/*
+ * Parses value into the field of k in base. On failure returns -EINVAL or
+ * -ERANGE, and may set *ret_detail to a more precise reason (owned by the
+ * caller) than value_kind_expected().
+ */
+static int config_key_assign(const ConfigKey *k, void *base, const char *value, char **ret_detail)
+{
+	void *field = (char *)base + k->offset;
+	int r;
+
+	switch (k->kind) {
+	case VALUE_BOOL:
+		return parse_boolean(value, field);
+
+	case VALUE_SIZE:
+		if (streq(value, "infinity"))
+			return -EINVAL;
+		return parse_limit(k, value, field);
+	case VALUE_SIZE_LIMIT:
+	case VALUE_COUNT_LIMIT:
+	case VALUE_TIME_LIMIT:
+		return parse_limit(k, value, field);
+
+	case VALUE_TIMEOUT: {
+		uint64_t v;
+
+		r = parse_timespan(value, USEC_PER_SEC, &v);
+		if (r < 0)
+			return r;
+		if (v == 0 || v == USEC_INFINITY || v > INT64_MAX)
+			return -EINVAL;
+		*(uint64_t *)field = v;
+		return 0;
+	}
+
+	case VALUE_STORAGE:
+		r = string_table_lookup(storage_names, ARRAY_SIZE(storage_names), value);
+		if (r < 0)
+			return r;
+		*(PstoredStorage *)field = (PstoredStorage)r;
+		return 0;
+
+	case VALUE_TARGET_TYPE:
+		if (value[0] == '\0') {
+			*(PstoredTargetType *)field = _PSTORED_TARGET_TYPE_INVALID;
+			return 0;
+		}
+		r = string_table_lookup(target_type_names, ARRAY_SIZE(target_type_names), value);
+		if (r < 0)
+			return r;
+		*(PstoredTargetType *)field = (PstoredTargetType)r;
+		return 0;
+
+	case VALUE_HTTP_METHOD:
+		r = string_table_lookup(http_method_names, ARRAY_SIZE(http_method_names), value);
+		if (r < 0)
+			return r;
+		*(PstoredHttpMethod *)field = (PstoredHttpMethod)r;
+		return 0;
+
+	case VALUE_URL:
+	case VALUE_PATH: {
+		char **s = field;
+		char *copy = NULL;
+
+		if (value[0] != '\0') {
+			if (has_control_chars(value) ||
+			    (k->kind == VALUE_URL && strchr(value, ' ')))
+				return -EINVAL;
+			if (k->kind == VALUE_PATH && value[0] != '/')
+				return -EINVAL;
+			if (k->kind == VALUE_URL) {
+				const char *host;
+
+				if (strneq(value, "https://", 8))
+					host = value + 8;
+				else if (strneq(value, "http://", 7))
+					host = value + 7;
+				else
+					return -EINVAL;
+				if (host[0] == '\0' || host[0] == '/')
+					return -EINVAL;
+			}
+			copy = strdup(value);
+			if (!copy)
+				return -ENOMEM;
+		}
+		free(*s);
+		*s = copy;
+		return 0;
+	}
+
+	case VALUE_REGEX_LIST: {
+		char ***list = field;
+		size_t n = 0;
+		char **l;
+		regex_t re;
+
+		if (value[0] == '\0') {
+			strv_free(*list);
+			l = calloc(1, sizeof(char *));
+			if (!l)
+				return -ENOMEM;
+			*list = l;
+			return 0;
+		}
+
+		r = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
+		if (r != 0) {
+			char buf[256];
+
+			regerror(r, &re, buf, sizeof(buf));
+			if (asprintf(ret_detail, "%s (regex(7))", buf) < 0)
+				*ret_detail = NULL;
+			return -EINVAL;
+		}
+		regfree(&re);
+
+		while ((*list)[n])
+			n++;
+		l = realloc(*list, (n + 2) * sizeof(char *));
+		if (!l)
+			return -ENOMEM;
+		*list = l;
+		l[n] = strdup(value);
+		if (!l[n])
+			return -ENOMEM;
+		l[n + 1] = NULL;
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+static int config_keys_apply_defaults(const ConfigKey *keys, size_t n, void *base)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r = config_key_assign(&keys[i], base, keys[i].default_value, NULL);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The count of the regex list of a target, kept next to the NULL-terminated list. */
+static void target_update_counts(PstoredTarget *t)
+{
+	t->n_redact_regex = 0;
+	while (t->redact_regex[t->n_redact_regex])
+		t->n_redact_regex++;
+}
+
+int pstored_config_new_default(PstoredConfig **ret)
+{
+	_cleanup_(pstored_config_freep) PstoredConfig *c = NULL;
+	int r;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	r = config_keys_apply_defaults(archive_keys, ARRAY_SIZE(archive_keys), c);
+	if (r < 0)
+		return r;
+	r = config_keys_apply_defaults(store_keys, ARRAY_SIZE(store_keys), c);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+/* Where a target was first defined, and where Method= was set, for the final checks. */
+typedef struct TargetOrigin {
+	char *path;
+	unsigned line;
+	char *method_path;
+	unsigned method_line;
+} TargetOrigin;
+
+/* State of one pstored_config_load() call, across all its files. */
+typedef struct ConfigLoader {
+	PstoredConfig *config;
+	TargetOrigin *origins; /* parallel to config->targets */
+	char *error;
+} ConfigLoader;
+
+/* State of one file, while libinih reads it. */
+typedef struct ConfigFile {
+	ConfigLoader *loader;
+	const char *path;
+	FILE *f;
+	unsigned line;
+	char *buf; /* the current line, from getline() */
+	size_t buf_size;
+	const char *key; /* of the current assignment, NUL-terminated in buf */
+	const char *value;
+	Section section;
+	size_t target; /* index of the current [Target.NAME] */
+	int r;
+} ConfigFile;
+
+static void loader_done(ConfigLoader *l)
+{
+	if (l->config)
+		for (size_t i = 0; i < l->config->n_targets; i++) {
+			free(l->origins[i].path);
+			free(l->origins[i].method_path);
+		}
+	free(l->origins);
+	free(l->error);
+}
+
+_printf_(2, 3) static int config_file_error(ConfigFile *f, const char *format, ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	va_list ap;
+	int r;
+
+	va_start(ap, format);
+	r = vasprintf(&msg, format, ap);
+	va_end(ap);
+	if (r < 0)
+		return f->r = -ENOMEM;
+
+	free(f->loader->error);
+	if (asprintf(&f->loader->error, "%s:%u: %s", f->path, f->line, msg) < 0) {
+		f->loader->error = NULL;
+		return f->r = -ENOMEM;
+	}
+	return f->r = -EINVAL;
+}
+
+static int loader_add_target(ConfigFile *f, const char *name, size_t *ret)
+{
+	PstoredConfig *c = f->loader->config;
+	PstoredTarget *targets, *t;
+	TargetOrigin *origins;
+	size_t n = c->n_targets;
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		if (streq(c->targets[i].name, name)) {
+			*ret = i;
+			return 0;
+		}
+
+	targets = realloc(c->targets, (n + 1) * sizeof(*targets));
+	if (!targets)
+		return -ENOMEM;
+	c->targets = targets;
+	origins = realloc(f->loader->origins, (n + 1) * sizeof(*origins));
+	if (!origins)
+		return -ENOMEM;
+	f->loader->origins = origins;
+
+	t = &targets[n];
+	*t = (PstoredTarget){};
+	origins[n] = (TargetOrigin){.line = f->line};
+	c->n_targets++;
+
+	t->name = strdup(name);
+	origins[n].path = strdup(f->path);
+	if (!t->name || !origins[n].path)
+		return -ENOMEM;
+	r = config_keys_apply_defaults(target_keys, ARRAY_SIZE(target_keys), t);
+	if (r < 0)
+		return r;
+	target_update_counts(t);
+	*ret = n;
+	return 0;
+}
+
+static bool is_key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static bool is_target_name_char(char c)
+{
+	return is_key_char(c) || c == '-' || c == '_';
+}
+
+static void strip_trailing_space(char *s, size_t *len)
+{
+	while (*len > 0 && strchr(" \t\r\n", s[*len - 1]))
+		s[--*len] = '\0';
+}
+
+/* Checks a "[...]" line (without surrounding whitespace) and makes it the current section. */
+static int config_file_begin_section(ConfigFile *f, char *s, size_t len)
+{
+	const char *name;
+
+	if (s[len - 1] != ']')
+		return config_file_error(f,
+					 "invalid section header '%s': expected '[Name]' alone "
+					 "on the line",
+					 s);
+	s[len - 1] = '\0';
+	name = s + 1;
+
+	if (streq(name, "Archive")) {
+		f->section = SECTION_ARCHIVE;
+		return 0;
+	}
+	if (streq(name, "Store")) {
+		f->section = SECTION_STORE;
+		return 0;
+	}
+	if (strneq(name, TARGET_PREFIX, strlen(TARGET_PREFIX))) {
+		const char *t = name + strlen(TARGET_PREFIX);
+		size_t tlen = strlen(t);
+		int r;
+
+		if (tlen == 0 || tlen > TARGET_NAME_MAX)
+			return config_file_error(f,
+						 "invalid section [%s]: a target name must have 1 "
+						 "to %zu characters",
+						 name, TARGET_NAME_MAX);
+		for (const char *p = t; *p; p++)
+			if (!is_target_name_char(*p))
+				return config_file_error(f,
+							 "invalid section [%s]: a target name may "
+							 "only have letters, digits, '-' and '_'",
+							 name);
+		r = loader_add_target(f, t, &f->target);
+		if (r < 0)
+			return f->r = r;
+		f->section = SECTION_TARGET;
+		return 0;
+	}
+	return config_file_error(f,
+				 "unknown section [%s] (known sections: [Archive], [Store], "
+				 "[Target.NAME])",
+				 name);
+}
+
+/* Checks a "Key=Value" line (without surrounding whitespace) and splits it in place. */
+static int config_file_begin_assignment(ConfigFile *f, char *s)
+{
+	char *eq = strchr(s, '='), *key_end, *value;
+	size_t key_len;
+
+	if (!eq)
+		return config_file_error(f,
+					 "syntax error: expected '[Section]' or 'Key=Value', "
+					 "got '%s'",
+					 s);
+	key_end = eq;
+	while (key_end > s && strchr(" \t", key_end[-1]))
+		key_end--;
+	key_len = (size_t)(key_end - s);
+	*key_end = '\0';
+	for (value = eq + 1; *value == ' ' || *value == '\t'; value++)
+		;
+
+	if (key_len == 0)
+		return config_file_error(f, "syntax error: assignment without a key name");
+	for (size_t i = 0; i < key_len; i++)
+		if (!is_key_char(s[i]) || key_len > KEY_NAME_MAX)
+			return config_file_error(f,
+						 "invalid key name '%s': keys are letters and "
+						 "digits, like MaxUse",
+						 s);
+	if (f->section == SECTION_NONE)
+		return config_file_error(f,
+					 "key '%s' outside of any section: put it under "
+					 "[Archive], [Store] or [Target.NAME]",
+					 s);
+	f->key = s;
+	f->value = value;
+	return 0;
+}
+
+/*
+ * The ini_reader given to libinih, fgets() style: stores the next line
+ * into str (at most num - 1 bytes and a NUL), or returns NULL at the end of
+ * the file or after an error (f->r).
+ */
+static char *config_file_read_line(char *str, int num, void *stream)
+{
+	ConfigFile *f = stream;
+	ssize_t n;
+	size_t len, copy;
+	char *s;
+
+	if (f->r < 0 || num < 3)
+		return NULL;
+
+	errno = 0;
+	n = getline(&f->buf, &f->buf_size, f->f);
+	if (n < 0) {
+		if (ferror(f->f)) {
+			free(f->loader->error);
+			if (asprintf(&f->loader->error, "%s: %s", f->path, strerror(errno)) < 0)
+				f->loader->error = NULL;
+			f->r = negative_errno();
+		}
+		return NULL;
+	}
+	f->line++;
+	f->key = f->value = NULL;
+	len = (size_t)n;
+	if (memchr(f->buf, '\0', len)) {
+		config_file_error(f, "line contains a NUL byte: this is not a text file");
+		return NULL;
+	}
+
+	s = f->buf;
+	if (f->line == 1 && strneq(s, "\xef\xbb\xbf", 3)) /* UTF-8 byte order mark */
+		s += 3;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	len = strlen(s);
+	strip_trailing_space(s, &len);
+
+	/* libinih gets the line before config_file_begin_*() cut it up. */
+	copy = MIN(len, (size_t)num - 2);
+	memcpy(str, s, copy);
+	str[copy] = '\n';
+	str[copy + 1] = '\0';
+
+	if (len == 0 || s[0] == '#' || s[0] == ';')
+		return str;
+	if (s[0] == '[') {
+		if (config_file_begin_section(f, s, len) < 0)
+			return NULL;
+		return str;
+	}
+	if (config_file_begin_assignment(f, s) < 0)
+		return NULL;
+	return str;
+}
+
+static const ConfigKey *config_key_find(Section section, const char *name)
+{
+	for (size_t i = 0; i < section_keys[section].n_keys; i++)
+		if (streq(section_keys[section].keys[i].name, name))
+			return &section_keys[section].keys[i];
+	return NULL;
+}
+
+static int config_file_unknown_key(ConfigFile *f, const char *section)
+{
+	for (Section s = SECTION_ARCHIVE; s < _SECTION_MAX; s++)
+		if (s != f->section && config_key_find(s, f->key))
+			return config_file_error(f,
+						 "unknown key '%s' in section [%s] (%s= belongs "
+						 "in section [%s])",
+						 f->key, section, f->key, section_names[s]);
+	return config_file_error(f, "unknown key '%s' in section [%s]", f->key, section);
+}
+
+/* The ini_handler: libinih found an assignment; its key and value are in f. */
+static int config_file_handle_assignment(void *user, const char *section, const char *name,
+					 const char *value)
+{
+	ConfigFile *f = user;
+	_cleanup_free_ char *detail = NULL;
+	const ConfigKey *k;
+	void *base;
+	int r;
+
+	if (f->r < 0)
+		return 0;
+	if (!f->key || !streq(f->key, name)) {
+		config_file_error(f, "syntax error: expected 'Key=Value'");
+		return 0;
+	}
+
+	k = config_key_find(f->section, name);
+	if (!k) {
+		config_file_unknown_key(f, section);
+		return 0;
+	}
+
+	if (f->section == SECTION_TARGET) {
+		TargetOrigin *o = &f->loader->origins[f->target];
+
+		base = &f->loader->config->targets[f->target];
+		if (k->kind == VALUE_HTTP_METHOD) {
+			free(o->method_path);
+			o->method_path = strdup(f->path);
+			if (!o->method_path) {
+				f->r = -ENOMEM;
+				return 0;
+			}
+			o->method_line = f->value[0] ? f->line : 0;
+		}
+	} else
+		base = f->loader->config;
+
+	r = config_key_assign(k, base, f->value[0] ? f->value : k->default_value, &detail);
+	if (r == -ENOMEM) {
+		f->r = r;
+		return 0;
+	}
+	if (r == -ERANGE)
+		config_file_error(f, "value '%s' of key '%s' in section [%s] is too large",
+				  f->value, name, section);
+	else if (r < 0)
+		config_file_error(f, "invalid value '%s' for key '%s' in section [%s]: %s",
+				  f->value, name, section, detail ?: value_kind_expected(k));
+	else if (f->section == SECTION_TARGET)
+		target_update_counts(base);
+	return r >= 0;
+}
+
+static int open_error(ConfigLoader *l, const char *path, int r)
+{
+	free(l->error);
+	if (asprintf(&l->error, "%s: %s", path, strerror(-r)) < 0)
+		l->error = NULL;
+	return r;
+}
+
+/* Opens a file to read, which must be a regular file or /dev/null. */
+static int config_open(ConfigLoader *l, const char *path, FILE **ret)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	FILE *f;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : open_error(l, path, -errno);
+	if (fstat(fd, &st) < 0)
+		return open_error(l, path, -errno);
+	if (S_ISDIR(st.st_mode))
+		return open_error(l, path, -EISDIR);
+	if (!S_ISREG(st.st_mode) && !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))) {
+		free(l->error);
+		if (asprintf(&l->error, "%s: not a regular file", path) < 0)
+			l->error = NULL;
+		return -EINVAL;
+	}
+	f = fdopen(fd, "re");
+	if (!f)
+		return open_error(l, path, -errno);
+	TAKE_FD(fd);
+	*ret = f;
+	return 0;
+}
+
+/* Parses one file; -ENOENT without an error message when it does not exist. */
+static int config_parse_file(ConfigLoader *l, const char *path)
+{
+	_cleanup_fclose_ FILE *stream = NULL;
+	ConfigFile f = {
+		.loader = l,
+		.path = path,
+	};
+	int r;
+
+	r = config_open(l, path, &stream);
+	if (r < 0)
+		return r;
+	f.f = stream;
+
+	r = ini_parse_stream(config_file_read_line, &f, config_file_handle_assignment, &f);
+	free(f.buf);
+	if (f.r < 0)
+		return f.r;
+	if (r == -2)
+		return -ENOMEM;
+	if (r != 0) {
+		/* Not reached: the reader rejects every line libinih would. */
+		f.line = (unsigned)r;
+		return config_file_error(&f, "syntax error");
+	}
+	return 0;
+}
+
+/* Checks what can only be checked once every file is read. */
+static int config_check_targets(ConfigLoader *l)
+{
+	PstoredConfig *c = l->config;
+
+	for (size_t i = 0; i < c->n_targets; i++) {
+		const PstoredTarget *t = &c->targets[i];
+		const TargetOrigin *o = &l->origins[i];
+		ConfigFile f = {.loader = l, .path = o->path, .line = o->line};
+
+		if (t->type == _PSTORED_TARGET_TYPE_INVALID)
+			return config_file_error(&f,
+						 "[Target.%s] has no Type= (set journal-remote or "
+						 "http-json)",
+						 t->name);
+		if (!t->url)
+			return config_file_error(&f, "[Target.%s] has no URL=", t->name);
+		if (t->type == PSTORED_TARGET_JOURNAL_REMOTE && o->method_line > 0) {
+			f.path = o->method_path;
+			f.line = o->method_line;
+			return config_file_error(&f,
+						 "Method= in [Target.%s] applies to Type=http-json "
+						 "only (journal-remote targets always POST)",
+						 t->name);
+		}
+		if (t->type == PSTORED_TARGET_HTTP_JSON && t->method == PSTORED_HTTP_PUT &&
+		    !strstr(t->url, "{id}"))
+			return config_file_error(&f,
+						 "URL= of [Target.%s] has no {id}: with "
+						 "Method=PUT each crash needs its own URL, like "
+						 "https://host/crashes/{id}",
+						 t->name);
+		if (!t->client_certificate != !t->client_key)
+			return config_file_error(&f,
+						 "[Target.%s] needs both ClientCertificate= and "
+						 "ClientKey=, or neither",
+						 t->name);
+	}
+	return 0;
+}
+
+typedef struct DropIn {
+	char *name;
+	char *path;
+	bool masked;
+} DropIn;
+
+typedef struct DropInList {
+	DropIn *items;
+	size_t n;
+} DropInList;
+
+static void dropin_list_done(DropInList *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		free(d->items[i].name);
+		free(d->items[i].path);
+	}
+	free(d->items);
+}
+
+static int dropin_compare(const void *a, const void *b)
+{
+	return strcmp(((const DropIn *)a)->name, ((const DropIn *)b)->name);
+}
+
+static bool dropin_list_has(const DropInList *d, const char *name)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (streq(d->items[i].name, name))
+			return true;
+	return false;
+}
+
+static bool is_dropin_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return name[0] != '.' && len > strlen(".conf") &&
+	       streq(name + len - strlen(".conf"), ".conf");
+}
+
+/* Adds the drop-ins of dir whose names are not in the list yet (from a directory before it). */
+static int dropin_list_add_dir(ConfigLoader *l, DropInList *d, const char *dir)
+{
+	DIR *dp;
+	struct dirent *de;
+	int r = 0;
+
+	dp = opendir(dir);
+	if (!dp) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return open_error(l, dir, -errno);
+	}
+
+	for (;;) {
+		struct stat st;
+		DropIn *items, *item;
+		bool masked;
+
+		errno = 0;
+		de = readdir(dp);
+		if (!de) {
+			if (errno != 0)
+				r = open_error(l, dir, -errno);
+			break;
+		}
+		if (!is_dropin_name(de->d_name) || dropin_list_has(d, de->d_name))
+			continue;
+		/* Follows symlinks; a dangling one is ignored, as systemd does. */
+		if (fstatat(dirfd(dp), de->d_name, &st, 0) < 0)
+			continue;
+		if (S_ISREG(st.st_mode))
+			masked = st.st_size == 0;
+		else if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+			masked = true;
+		else
+			continue;
+
+		items = realloc(d->items, (d->n + 1) * sizeof(*items));
+		if (!items) {
+			r = -ENOMEM;
+			break;
+		}
+		d->items = items;
+		item = &items[d->n];
+		*item = (DropIn){.masked = masked};
+		d->n++;
+		item->name = strdup(de->d_name);
+		if (!item->name || asprintf(&item->path, "%s/%s", dir, de->d_name) < 0) {
+			item->path = NULL;
+			r = -ENOMEM;
+			break;
+		}
+	}
+	closedir(dp);
+	return r;
+}
+
+/* The configuration directories, highest priority first. */
+static const char *const config_dirs[] = {
+	"/etc",
+	"/run",
+	"/usr/local/lib",
+	"/usr/lib",
+};
+
+static int config_parse_standard(ConfigLoader *l, const char *root)
+{
+	_cleanup_(dropin_list_done) DropInList dropins = {};
+	size_t root_len;
+	int r;
+
+	if (!root)
+		root = "";
+	root_len = strlen(root);
+	while (root_len > 0 && root[root_len - 1] == '/')
+		root_len--;
+
+	/* The main file: the first one that exists. */
+	for (size_t i = 0; i < ARRAY_SIZE(config_dirs); i++) {
+		_cleanup_free_ char *p = NULL;
+
+		if (asprintf(&p, "%.*s%s/pstored.conf", (int)root_len, root, config_dirs[i]) < 0)
+			return -ENOMEM;
+		r = config_parse_file(l, p);
+		if (r == -ENOENT && !l->error)
+			continue;
+		if (r < 0)
+			return r;
+		break;
+	}
+
+	for (size_t i = 0; i < ARRAY_SIZE(config_dirs); i++) {
+		_cleanup_free_ char *dir = NULL;
+
+		if (asprintf(&dir, "%.*s%s/pstored.conf.d", (int)root_len, root, config_dirs[i]) <
+		    0)
+			return -ENOMEM;
+		r = dropin_list_add_dir(l, &dropins, dir);
+		if (r < 0)
+			return r;
+	}
+	if (dropins.n > 0)
+		qsort(dropins.items, dropins.n, sizeof(DropIn), dropin_compare);
+
+	for (size_t i = 0; i < dropins.n; i++) {
+		if (dropins.items[i].masked)
+			continue;
+		r = config_parse_file(l, dropins.items[i].path);
+		if (r == -ENOENT && !l->error) /* removed since it was listed */
+			continue;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int pstored_config_load(const char *path, const char *root, PstoredConfig **ret, char **ret_error)
+{
+	_cleanup_(pstored_config_freep) PstoredConfig *c = NULL;
+	_cleanup_(loader_done) ConfigLoader l = {};
+	int r;
+
+	r = pstored_config_new_default(&c);
+	if (r < 0)
+		return r;
+	l.config = c;
+
+	if (path) {
+		r = config_parse_file(&l, path);
+		if (r < 0 && !l.error && r != -ENOMEM)
+			open_error(&l, path, r);
+	} else
+		r = config_parse_standard(&l, root);
+	if (r >= 0)
+		r = config_check_targets(&l);
+	if (r < 0) {
+		if (ret_error)
+			*ret_error = TAKE_PTR(l.error);
+		return r;
+	}
+
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+static json_t *json_limit(uint64_t v)
+{
+	return v == PSTORED_CONFIG_UNLIMITED ? json_string("infinity")
+					     : json_integer((json_int_t)v);
+}
+
+static json_t *config_key_to_json(const ConfigKey *k, const void *base)
+{
+	const void *field = (const char *)base + k->offset;
+
+	switch (k->kind) {
+	case VALUE_BOOL:
+		return json_boolean(*(const bool *)field);
+	case VALUE_SIZE:
+	case VALUE_SIZE_LIMIT:
+	case VALUE_COUNT_LIMIT:
+	case VALUE_TIME_LIMIT:
+	case VALUE_TIMEOUT:
+		return json_limit(*(const uint64_t *)field);
+	case VALUE_STORAGE:
+		return json_string(pstored_storage_to_string(*(const PstoredStorage *)field));
+	case VALUE_TARGET_TYPE:
+		return json_string(
+			pstored_target_type_to_string(*(const PstoredTargetType *)field));
+	case VALUE_HTTP_METHOD:
+		return json_string(
+			pstored_http_method_to_string(*(const PstoredHttpMethod *)field));
+	case VALUE_URL:
+	case VALUE_PATH: {
+		const char *s = *(char *const *)field;
+		return s ? json_string(s) : json_null();
+	}
+	case VALUE_REGEX_LIST: {
+		json_t *a = json_array();
+
+		if (!a)
+			return NULL;
+		for (char *const *p = *(char **const *)field; *p; p++)
+			if (json_array_append_new(a, json_string(*p)) < 0) {
+				json_decref(a);
+				return NULL;
+			}
+		return a;
+	}
+	}
+	return NULL;
+}
+
+static json_t *config_keys_to_json(const ConfigKey *keys, size_t n, const void *base)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (json_object_set_new(o, keys[i].name, config_key_to_json(&keys[i], base)) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	return o;
+}
+
+int pstored_config_to_json(const PstoredConfig *c, json_t **ret)
+{
+	json_auto_t *o = NULL, *targets = NULL;
+
+	targets = json_object();
+	if (!targets)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_targets; i++)
+		if (json_object_set_new(targets, c->targets[i].name,
+					config_keys_to_json(target_keys, ARRAY_SIZE(target_keys),
+							    &c->targets[i])) < 0)
+			return -ENOMEM;
+
+	o = json_pack("{s:o,s:o,s:O}", "Archive",
+		      config_keys_to_json(archive_keys, ARRAY_SIZE(archive_keys), c), "Store",
+		      config_keys_to_json(store_keys, ARRAY_SIZE(store_keys), c), "Target",
+		      targets);
+	if (!o)
+		return -ENOMEM;
+	*ret = TAKE_PTR(o);
+	return 0;
+}

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Processor sections: Processor Generic (N.2.4.1), IA32/X64 (N.2.4.2) and
+ * ARM (N.2.4.4). Offsets in the comments are from the start of the section
+ * or of the structure named.
+ */
+
+#include <string.h>
+
+#include "cper-internal.h"
+
+#define BIT(n) (UINT64_C(1) << (n))
+#define FIELD(v, lo, bits) (((v) >> (lo)) & ((UINT64_C(1) << (bits)) - 1))
+
+/* Bit i of the processor error type: the kernel's cper_proc_error_type_strs. */
+static const char *const proc_error_type_strs[] = {
+	"cache error",
+	"TLB error",
+	"bus error",
+	"micro-architectural error",
+};
+
+/*
+ * Processor Generic Error (N.2.4.1), 192 bytes:
+ *	0 validation u64	8 type u8	9 ISA u8	10 error type u8
+ *	11 operation u8	12 flags u8	13 level u8	14 reserved u16
+ *	16 CPU version u64	24 brand string [128]	152 processor id u64
+ *	160 target address u64	168 requestor id u64	176 responder id u64
+ *	184 instruction pointer u64
+ */
+void cper_decode_proc_generic(const CperBuf *b, json_t *body)
+{
+	static const char *const type_strs[] = {"IA32/X64", "IA64", "ARM"};
+	static const char *const isa_strs[] = {"IA32", "IA64", "X64", "ARM A32/T32", "ARM A64"};
+	static const char *const op_strs[] = {"unknown or generic", "data read", "data write",
+					      "instruction execution"};
+	static const char *const flag_strs[] = {"restartable", "precise IP", "overflow",
+						"corrected"};
+	CperCtx *c = b->ctx;
+	uint64_t v = 0, x;
+
+	cper_need(b, 192, "processor generic error section");
+	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
+		return;
+	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
+	cper_put_enum(b, body, "processor_type", 8, 1, v & BIT(0), type_strs,
+		      ARRAY_SIZE(type_strs));
+	cper_put_enum(b, body, "processor_isa", 9, 1, v & BIT(1), isa_strs, ARRAY_SIZE(isa_strs));
+	if (cper_field(b, 10, 1, v & BIT(2), "error_type", &x))
+		cper_put_bits(c, body, "error_type", x, 1, proc_error_type_strs,
+			      ARRAY_SIZE(proc_error_type_strs));
+	cper_put_enum(b, body, "operation", 11, 1, v & BIT(3), op_strs, ARRAY_SIZE(op_strs));
+	if (cper_field(b, 12, 1, v & BIT(4), "flags", &x))
+		cper_put_bits(c, body, "flags", x, 1, flag_strs, ARRAY_SIZE(flag_strs));
+	cper_put_uint(b, body, "level", 13, 1, v & BIT(5));
+	cper_put_hex(b, body, "version_info", 16, 8, v & BIT(6));
+	cper_put_text(b, body, "brand_string", 24, 128, v & BIT(7));
+	cper_put_hex(b, body, "processor_id", 152, 8, v & BIT(8));
+	cper_put_hex(b, body, "target_address", 160, 8, v & BIT(9));
+	cper_put_hex(b, body, "requestor_id", 168, 8, v & BIT(10));
+	cper_put_hex(b, body, "responder_id", 176, 8, v & BIT(11));
+	cper_put_hex(b, body, "IP", 184, 8, v & BIT(12));
+}
+
+/*
+ * IA32/X64 Processor Error (N.2.4.2):
+ *	0 validation u64 (bit 0 local APIC id, bit 1 CPUID, bits 2-7 number of
+ *	  error information structures, bits 8-13 number of context structures)
+ *	8 local APIC id u64	16 CPUID information [48]
+ *	64 error information structures, 64 bytes each:
+ *	   0 type GUID	16 validation u64 (check info, target, requestor,
+ *	   responder, IP)	24 check info u64	32 target id u64
+ *	   40 requestor id u64	48 responder id u64	56 IP u64
+ *	then context structures: 0 register context type u16
+ *	   2 register array size u16	4 MSR address u32	8 MM register address
+ *	   u64	16 register array [size]
+ */
+enum { IA_CACHE, IA_TLB, IA_BUS, IA_MS, IA_UNKNOWN };
+
+static const uint8_t ia_err_guids[][16] = {
+	[IA_CACHE] = CPER_GUID(0xa55701f5, 0xe3ef, 0x43de, 0xac, 0x72, 0x24, 0x9b, 0x57, 0x3f, 0xad,
+			       0x2c),
+	[IA_TLB] = CPER_GUID(0xfc06b535, 0x5e1f, 0x4562, 0x9f, 0x25, 0x0a, 0x3b, 0x9a, 0xdb, 0x63,
+			     0xc3),
+	[IA_BUS] = CPER_GUID(0x1cf3f8b3, 0xc5b1, 0x49a2, 0xaa, 0x59, 0x5e, 0xef, 0x92, 0xff, 0xa6,
+			     0x3c),
+	[IA_MS] = CPER_GUID(0x48ab7f57, 0xdc34, 0x4f6c, 0xa7, 0xd3, 0xb0, 0xb5, 0xb0, 0xa7, 0x43,
+			    0x14),
+};
+
+static const char *const ia_trans_strs[] = {"Instruction", "Data Access", "Generic"};
+static const char *const ia_op_strs[] = {
+	"generic error",     "generic read", "generic write", "data read", "data write",
+	"instruction fetch", "prefetch",     "eviction",      "snoop",
+};
+static const char *const ia_part_strs[] = {
+	"Local Processor originated request",
+	"Local Processor responded to request",
+	"Local Processor observed",
+	"Generic",
+};
+static const char *const ia_addr_space_strs[] = {"Memory Access", "Reserved", "I/O",
+						 "Other Transaction"};
+static const char *const ia_ms_type_strs[] = {
+	"No Error",	  "Unclassified", "Microcode ROM Parity Error",
+	"External Error", "FRC Error",	  "Internal Unclassified",
+};
+static const char *const ia_ctx_strs[] = {
+	"Unclassified Data",
+	"MSR Registers (Machine Check and other MSRs)",
+	"32-bit Mode Execution Context",
+	"64-bit Mode Execution Context",
+	"FXSAVE Context",
+	"32-bit Mode Debug Registers (DR0-DR7)",
+	"64-bit Mode Debug Registers (DR0-DR7)",
+	"Memory Mapped Registers",
+};
+
+static void put_flag(CperCtx *c, json_t *o, const char *name, uint64_t check, unsigned bit)
+{
+	cper_set(c, o, name, json_boolean(check & BIT(bit)));
+}
+
+/* Check information (N.2.4.2.2 - N.2.4.2.5): bits 0-15 say which fields are valid. */
+static void decode_ia_check(CperCtx *c, json_t *o, int type, uint64_t check)
+{
+	uint64_t valid = check & 0xffff;
+
+	if (type == IA_MS) {
+		if (valid & BIT(0))
+			cper_put_enum_value(c, o, "error_type", FIELD(check, 16, 3),
+					    ia_ms_type_strs, ARRAY_SIZE(ia_ms_type_strs));
+		if (valid & BIT(1))
+			put_flag(c, o, "processor_context_corrupt", check, 19);
+		if (valid & BIT(2))
+			put_flag(c, o, "uncorrected", check, 20);
+		if (valid & BIT(3))
+			put_flag(c, o, "precise_ip", check, 21);
+		if (valid & BIT(4))
+			put_flag(c, o, "restartable_ip", check, 22);
+		if (valid & BIT(5))
+			put_flag(c, o, "overflow", check, 23);
+		return;
+	}
+
+	if (valid & BIT(0))
+		cper_put_enum_value(c, o, "transaction_type", FIELD(check, 16, 2), ia_trans_strs,
+				    ARRAY_SIZE(ia_trans_strs));
+	/* Cache checks have nine operations; TLB and bus checks the first seven. */
+	if (valid & BIT(1))
+		cper_put_enum_value(c, o, "operation", FIELD(check, 18, 4), ia_op_strs,
+				    type == IA_CACHE ? 9 : 7);
+	if (valid & BIT(2))
+		cper_set(c, o, "level", json_integer((json_int_t)FIELD(check, 22, 3)));
+	if (valid & BIT(3))
+		put_flag(c, o, "processor_context_corrupt", check, 25);
+	if (valid & BIT(4))
+		put_flag(c, o, "uncorrected", check, 26);
+	if (valid & BIT(5))
+		put_flag(c, o, "precise_ip", check, 27);
+	if (valid & BIT(6))
+		put_flag(c, o, "restartable_ip", check, 28);
+	if (valid & BIT(7))
+		put_flag(c, o, "overflow", check, 29);
+	if (type != IA_BUS)
+		return;
+	if (valid & BIT(8))
+		cper_put_enum_value(c, o, "participation_type", FIELD(check, 30, 2), ia_part_strs,
+				    ARRAY_SIZE(ia_part_strs));
+	if (valid & BIT(9))
+		put_flag(c, o, "time_out", check, 32);
+	if (valid & BIT(10))
+		cper_put_enum_value(c, o, "address_space", FIELD(check, 33, 2), ia_addr_space_strs,
+				    ARRAY_SIZE(ia_addr_space_strs));
+}
+
+static void decode_ia_err_info(const CperBuf *e, json_t *o)
+{
+	static const char *const type_names[] = {
+		[IA_CACHE] = "cache error", [IA_TLB] = "TLB error",
+		[IA_BUS] = "bus error",	    [IA_MS] = "micro-architectural error",
+		[IA_UNKNOWN] = "unknown",
+	};
+	CperCtx *c = e->ctx;
+	uint64_t v, check;
+	int type = IA_UNKNOWN;
+
+	for (int i = 0; i < IA_UNKNOWN; i++)
+		if (memcmp(e->p, ia_err_guids[i], 16) == 0)
+			type = i;
+	cper_set(c, o, "error_structure_type", cper_guid_json(e->p));
+	cper_set(c, o, "error_structure_type_name", json_string(type_names[type]));
+	v = cper_le64(e->p + 16);
+	cper_set(c, o, "validation_bits", cper_hex_u64(v, 8));
+	if (cper_field(e, 24, 8, v & BIT(0), "check_information", &check)) {
+		cper_set(c, o, "check_information", cper_hex_u64(check, 8));
+		if (type != IA_UNKNOWN) {
+			json_t *ci = cper_child_object(c, o, "check");
+			if (ci)
+				decode_ia_check(c, ci, type, check);
+		}
+	}
+	cper_put_hex(e, o, "target_identifier", 32, 8, v & BIT(1));
+	cper_put_hex(e, o, "requestor_identifier", 40, 8, v & BIT(2));
+	cper_put_hex(e, o, "responder_identifier", 48, 8, v & BIT(3));
+	cper_put_hex(e, o, "instruction_pointer", 56, 8, v & BIT(4));
+}
+
+void cper_decode_proc_ia(const CperBuf *b, json_t *body)
+{
+	CperCtx *c = b->ctx;
+	uint64_t v = 0;
+	size_t off = 64;
+
+	cper_need(b, 64, "IA32/X64 processor error section");
+	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
+		return;
+	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
+	cper_put_hex(b, body, "local_apic_id", 8, 8, v & BIT(0));
+	if ((v & BIT(1)) && cper_need(b, 64, "CPUID information"))
+		cper_put_dump(b, body, "cpuid_dump", 16, 48);
+
+	unsigned n_err = FIELD(v, 2, 6), n_ctx = FIELD(v, 8, 6);
+	json_t *errs = cper_child_array(c, body, "error_information");
+	for (unsigned i = 0; errs && i < n_err; i++, off += 64) {
+		if (!cper_buf_has(b, off, 64)) {
+			cper_error(c, b->base + off,
+				   "error information structure %u of %u lies past the end of the "
+				   "%zu-byte section",
+				   i, n_err, b->len);
+			return;
+		}
+		CperBuf e = cper_buf_sub(b, off, 64);
+		json_t *o = cper_child_object(c, errs, NULL);
+		if (o)
+			decode_ia_err_info(&e, o);
+	}
+
+	json_t *ctxs = cper_child_array(c, body, "context_information");
+	for (unsigned i = 0; ctxs && i < n_ctx; i++) {
+		if (!cper_buf_has(b, off, 16)) {
+			cper_error(
+				c, b->base + off,
+				"context information structure %u of %u lies past the end of the "
+				"%zu-byte section",
+				i, n_ctx, b->len);
+			return;
+		}
+		const uint8_t *p = b->p + off;
+		uint16_t type = cper_le16(p), size = cper_le16(p + 2);
+		json_t *o = cper_child_object(c, ctxs, NULL);
+		if (!o)
+			return;
+		cper_put_enum_value(c, o, "register_context_type", type, ia_ctx_strs,
+				    ARRAY_SIZE(ia_ctx_strs));
+		cper_set(c, o, "register_array_size", json_integer(size));
+		if (type == 1)
+			cper_set(c, o, "msr_address", cper_hex_u64(cper_le32(p + 4), 4));
+		if (type == 7)
+			cper_set(c, o, "mm_register_address", cper_hex_u64(cper_le64(p + 8), 8));
+		if (!cper_buf_has(b, off + 16, size)) {
+			cper_error(c, b->base + off + 2,
+				   "context information structure %u: register array of %u bytes "
+				   "runs past the end of the %zu-byte section",
+				   i, size, b->len);
+			cper_put_dump(b, o, "register_array_dump", off + 16, size);
+			return;
+		}
+		cper_put_dump(b, o, "register_array_dump", off + 16, size);
+		off += 16 + (size_t)size;
+	}
+}
+
+/*
+ * ARM Processor Error (N.2.4.4):
+ *	0 validation u32 (MPIDR, affinity level, running state, vendor info)
+ *	4 error information count u16	6 context information count u16
+ *	8 section length u32	12 error affinity level u8	13 reserved [3]
+ *	16 MPIDR_EL1 u64	24 MIDR_EL1 u64	32 running state u32
+ *	36 PSCI state u32
+ *	40 error information structures, 32 bytes each:
+ *	   0 version u8	1 length u8	2 validation u16 (multiple error, flags,
+ *	   error info, virtual address, physical address)	4 type u8 (UEFI 2.10:
+ *	   bit 1 cache, 2 TLB, 3 bus, 4 micro-architectural)	5 multiple
+ *	   error u16	7 flags u8	8 error information u64
+ *	   16 virtual fault address u64	24 physical fault address u64
+ *	then context structures: 0 version u16	2 register context type u16
+ *	   4 register array size u32	8 register array, the whole structure
+ *	   padded to 16 bytes (as drivers/firmware/efi/cper-arm.c reads it);
+ *	then vendor specific data up to the section length.
+ */
+static const char *const arm_ctx_strs[] = {
+	"AArch32 general purpose registers", "AArch32 EL1 context registers",
+	"AArch32 EL2 context registers",     "AArch32 secure context registers",
+	"AArch64 general purpose registers", "AArch64 EL1 context registers",
+	"AArch64 EL2 context registers",     "AArch64 EL3 context registers",
+	"Misc. system register structure",
+};
+
+static const char *const arm_trans_strs[] = {"Instruction", "Data Access", "Generic"};
+static const char *const arm_cache_op_strs[] = {
+	"Generic error", "Generic read",      "Generic write", "Data read",
+	"Data write",	 "Instruction fetch", "Prefetch",      "Eviction",
+	"Snooping",	 "Snooped",	      "Management",
+};
+static const char *const arm_tlb_op_strs[] = {
+	"Generic error",
+	"Generic read",
+	"Generic write",
+	"Data read",
+	"Data write",
+	"Instruction fetch",
+	"Prefetch",
+	"Local management operation",
+	"External management operation",
+};
+static const char *const arm_part_strs[] = {
+	"Local processor originated request",
+	"Local processor responded to request",
+	"Local processor observed",
+	"Generic",
+};
+static const char *const arm_addr_space_strs[] = {
+	"External Memory Access", "Internal Memory Access", "Unknown", "Device Memory Access"};
+
+static void decode_arm_error_info(CperCtx *c, json_t *o, uint8_t type, uint64_t info)
+{
+	bool cache = type & BIT(1), tlb = type & BIT(2), bus = type & BIT(3);
+	uint64_t valid = info & 0xffff;
+
+	/* Micro-architectural (vendor) errors carry vendor specific information. */
+	if (!cache && !tlb && !bus)
+		return;
+	if (valid & BIT(0))
+		cper_put_enum_value(c, o, "transaction_type", FIELD(info, 16, 2), arm_trans_strs,
+				    ARRAY_SIZE(arm_trans_strs));
+	if (valid & BIT(1)) {
+		if (cache)
+			cper_put_enum_value(c, o, "operation", FIELD(info, 18, 4),
+					    arm_cache_op_strs, ARRAY_SIZE(arm_cache_op_strs));
+		else if (tlb)
+			cper_put_enum_value(c, o, "operation", FIELD(info, 18, 4), arm_tlb_op_strs,
+					    ARRAY_SIZE(arm_tlb_op_strs));
+		else
+			cper_put_enum_value(c, o, "operation", FIELD(info, 18, 4),
+					    arm_cache_op_strs, 7);
+	}
+	if (valid & BIT(2))
+		cper_set(c, o, "level", json_integer((json_int_t)FIELD(info, 22, 3)));
+	if (valid & BIT(3))
+		put_flag(c, o, "processor_context_corrupt", info, 25);
+	if (valid & BIT(4))
+		put_flag(c, o, "corrected", info, 26);
+	if (valid & BIT(5))
+		put_flag(c, o, "precise_pc", info, 27);
+	if (valid & BIT(6))
+		put_flag(c, o, "restartable_pc", info, 28);
+	if (!bus)
+		return;
+	if (valid & BIT(7))
+		cper_put_enum_value(c, o, "participation_type", FIELD(info, 29, 2), arm_part_strs,
+				    ARRAY_SIZE(arm_part_strs));
+	if (valid & BIT(8))
+		put_flag(c, o, "time_out", info, 31);
+	if (valid & BIT(9))
+		cper_put_enum_value(c, o, "address_space", FIELD(info, 32, 2), arm_addr_space_strs,
+				    ARRAY_SIZE(arm_addr_space_strs));
+	if (valid & BIT(10))
+		cper_set(c, o, "memory_attributes", cper_hex_u64(FIELD(info, 34, 9), 2));
+	if (valid & BIT(11))
+		cper_set(c, o, "access_mode",
+			 json_string(FIELD(info, 43, 1) ? "normal" : "secure"));
+}
+
+void cper_decode_proc_arm(const CperBuf *b, json_t *body)
+{
+	static const char *const flag_strs[] = {"first", "last", "propagated", "overflow"};
+	static const char *const type_strs[] = {
+		[1] = "cache error",
+		[2] = "TLB error",
+		[3] = "bus error",
+		[4] = "micro-architectural error",
+	};
+	CperCtx *c = b->ctx;
+	uint64_t v = 0, n_err = 0, n_ctx = 0, slen = 0;
+	size_t off = 40;
+
+	if (!cper_need(b, 40, "ARM processor error section"))
+		return;
+	v = cper_le32(b->p);
+	n_err = cper_le16(b->p + 4);
+	n_ctx = cper_le16(b->p + 6);
+	slen = cper_le32(b->p + 8);
+	cper_set(c, body, "validation_bits", cper_hex_u64(v, 4));
+	cper_set(c, body, "error_info_num", json_integer((json_int_t)n_err));
+	cper_set(c, body, "context_info_num", json_integer((json_int_t)n_ctx));
+	cper_set(c, body, "section_length", json_integer((json_int_t)slen));
+	cper_put_uint(b, body, "error_affinity_level", 12, 1, v & BIT(1));
+	cper_put_hex(b, body, "MPIDR", 16, 8, v & BIT(0));
+	cper_put_hex(b, body, "MIDR", 24, 8, true);
+	cper_put_hex(b, body, "running_state", 32, 4, v & BIT(2));
+	cper_put_uint(b, body, "psci_state", 36, 4, v & BIT(2));
+
+	size_t end = b->len;
+	if (slen != b->len) {
+		cper_error(c, b->base + 8,
+			   "ARM section length %" PRIu64
+			   " differs from the %zu bytes of the section",
+			   slen, b->len);
+		end = MIN((size_t)slen, b->len);
+	}
+
+	json_t *errs = cper_child_array(c, body, "error_information");
+	for (unsigned i = 0; errs && i < n_err; i++, off += 32) {
+		if (off + 32 > end) {
+			cper_error(c, b->base + off,
+				   "error information structure %u of %" PRIu64
+				   " lies past the end of the section",
+				   i, n_err);
+			return;
+		}
+		CperBuf e = cper_buf_sub(b, off, 32);
+		const uint8_t *p = e.p;
+		uint16_t ev = cper_le16(p + 2);
+		json_t *o = cper_child_object(c, errs, NULL);
+		if (!o)
+			return;
+		cper_set(c, o, "version", json_integer(p[0]));
+		cper_set(c, o, "length", json_integer(p[1]));
+		cper_set(c, o, "validation_bits", cper_hex_u64(ev, 2));
+		cper_put_bits(c, o, "error_type", p[4], 1, type_strs, ARRAY_SIZE(type_strs));
+		/* The count is of errors beyond the first (cper-arm.c prints it + 1). */
+		if (ev & BIT(0))
+			cper_set(c, o, "multiple_error", json_integer(cper_le16(p + 5)));
+		if (ev & BIT(1))
+			cper_put_bits(c, o, "flags", p[7], 1, flag_strs, ARRAY_SIZE(flag_strs));
+		if (ev & BIT(2)) {
+			uint64_t info = cper_le64(p + 8);
+			cper_set(c, o, "error_info", cper_hex_u64(info, 8));
+			json_t *d = cper_child_object(c, o, "error_info_decoded");
+			if (d)
+				decode_arm_error_info(c, d, p[4], info);
+		}
+		cper_put_hex(&e, o, "virtual_fault_address", 16, 8, ev & BIT(3));
+		cper_put_hex(&e, o, "physical_fault_address", 24, 8, ev & BIT(4));
+	}
+
+	json_t *ctxs = cper_child_array(c, body, "context_information");
+	for (unsigned i = 0; ctxs && i < n_ctx; i++) {
+		if (off + 8 > end) {
+			cper_error(c, b->base + off,
+				   "context information structure %u of %" PRIu64
+				   " lies past the end of the section",
+				   i, n_ctx);
+			return;
+		}
+		const uint8_t *p = b->p + off;
+		uint16_t type = cper_le16(p + 2);
+		uint32_t size = cper_le32(p + 4);
+		json_t *o = cper_child_object(c, ctxs, NULL);
+		if (!o)
+			return;
+		cper_set(c, o, "version", json_integer(cper_le16(p)));
+		cper_put_enum_value(c, o, "register_context_type", type, arm_ctx_strs,
+				    ARRAY_SIZE(arm_ctx_strs));
+		cper_set(c, o, "register_array_size", json_integer(size));
+		uint64_t total = ((uint64_t)size + 8 + 15) & ~UINT64_C(15);
+		if (size > end - off - 8) {
+			cper_error(c, b->base + off + 4,
+				   "context information structure %u: register array of %" PRIu32
+				   " bytes runs past the end of the section",
+				   i, size);
+			cper_put_dump(b, o, "register_array_dump", off + 8, end - off - 8);
+			return;
+		}
+		cper_put_dump(b, o, "register_array_dump", off + 8, size);
+		off = total > end - off ? end : off + total;
+	}
+
+	if ((v & BIT(3)) || off < end)
+		cper_put_dump(b, body, "vendor_specific_dump", off, end > off ? end - off : 0);
+}

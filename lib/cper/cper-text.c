@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Text output, close to the kernel's cper_estatus_print(): the record and
+ * section headers in its wording, and every decoded field as
+ * "name: value" lines, indented one space per level as the kernel does.
+ * The text is rendered from the JSON, so the two never disagree.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "cper-internal.h"
+
+#define DEFAULT_PREFIX "[Hardware Error]: "
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && streq(s + n - m, suffix);
+}
+
+/* "foo_name"/"foo_names" are printed on the line of "foo". */
+static bool is_companion(const json_t *o, const char *key)
+{
+	char base[64];
+	size_t n = strlen(key);
+
+	if (has_suffix(key, "_name") && n - 5 < sizeof(base)) {
+		memcpy(base, key, n - 5);
+		base[n - 5] = '\0';
+		return json_object_get(o, base) != NULL;
+	}
+	if (has_suffix(key, "_names") && n - 6 < sizeof(base)) {
+		memcpy(base, key, n - 6);
+		base[n - 6] = '\0';
+		return json_object_get(o, base) != NULL;
+	}
+	return false;
+}
+
+static void print_scalar(const json_t *v, FILE *f)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		fputs(json_string_value(v), f);
+		break;
+	case JSON_INTEGER:
+		fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		break;
+	case JSON_TRUE:
+		fputs("true", f);
+		break;
+	case JSON_FALSE:
+		fputs("false", f);
+		break;
+	case JSON_REAL:
+		fprintf(f, "%g", json_real_value(v));
+		break;
+	default:
+		fputs("null", f);
+		break;
+	}
+}
+
+static void print_dump(const char *pfx, int indent, const char *hex, FILE *f)
+{
+	size_t n = strlen(hex) / 2;
+
+	for (size_t line = 0; line < n; line += 16) {
+		fprintf(f, "%s%*s%08zx:", pfx, indent, "", line);
+		for (size_t i = line; i < line + 16 && i < n; i++)
+			fprintf(f, "%s%c%c", (i - line) % 4 == 0 ? " " : "", hex[2 * i],
+				hex[2 * i + 1]);
+		fputc('\n', f);
+	}
+}
+
+static void print_object(const char *pfx, int indent, const json_t *o, FILE *f);
+
+static void print_member(const char *pfx, int indent, const json_t *o, const char *key,
+			 const json_t *v, FILE *f)
+{
+	char k2[72];
+
+	if (streq(key, "text") && json_is_string(v)) {
+		/* The kernel log a Linux record wraps, as it is. */
+		const char *s = json_string_value(v);
+		fprintf(f, "%s%*stext:\n", pfx, indent, "");
+		fputs(s, f);
+		if (*s && s[strlen(s) - 1] != '\n')
+			fputc('\n', f);
+		return;
+	}
+	if (has_suffix(key, "_dump") && json_is_string(v)) {
+		fprintf(f, "%s%*s%.*s: %zu bytes\n", pfx, indent, "", (int)(strlen(key) - 5), key,
+			json_string_length(v) / 2);
+		print_dump(pfx, indent + 1, json_string_value(v), f);
+		return;
+	}
+	if (json_is_object(v)) {
+		fprintf(f, "%s%*s%s:\n", pfx, indent, "", key);
+		print_object(pfx, indent + 1, v, f);
+		return;
+	}
+	if (json_is_array(v)) {
+		size_t i;
+		json_t *e;
+		bool scalars = true;
+
+		json_array_foreach(v, i, e)
+			if (json_is_object(e) || json_is_array(e))
+				scalars = false;
+		if (scalars) {
+			fprintf(f, "%s%*s%s: ", pfx, indent, "", key);
+			json_array_foreach(v, i, e) {
+				if (i > 0)
+					fputs(", ", f);
+				print_scalar(e, f);
+			}
+			fputc('\n', f);
+			return;
+		}
+		json_array_foreach(v, i, e) {
+			fprintf(f, "%s%*s%s %zu:\n", pfx, indent, "", key, i);
+			if (json_is_object(e))
+				print_object(pfx, indent + 1, e, f);
+		}
+		return;
+	}
+
+	fprintf(f, "%s%*s%s: ", pfx, indent, "", key);
+	print_scalar(v, f);
+	snprintf(k2, sizeof(k2), "%s_name", key);
+	const json_t *name = json_object_get(o, k2);
+	if (json_is_string(name))
+		fprintf(f, ", %s", json_string_value(name));
+	snprintf(k2, sizeof(k2), "%s_names", key);
+	const json_t *names = json_object_get(o, k2);
+	if (json_is_array(names) && json_array_size(names) > 0) {
+		size_t i;
+		json_t *e;
+		fputs(" (", f);
+		json_array_foreach(names, i, e) {
+			if (i > 0)
+				fputs(", ", f);
+			print_scalar(e, f);
+		}
+		fputc(')', f);
+	}
+	fputc('\n', f);
+}
+
+static void print_object(const char *pfx, int indent, const json_t *o, FILE *f)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)o, key, v)
+		if (!is_companion(o, key))
+			print_member(pfx, indent, o, key, v, f);
+}
+
+static const char *str(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : dflt;
+}
+
+static int finish(FILE *f)
+{
+	return ferror(f) ? -EIO : 0;
+}
+
+int cper_record_print_text(const json_t *record, const char *prefix, FILE *f)
+{
+	const char *pfx = prefix ?: DEFAULT_PREFIX;
+	const json_t *ts = json_object_get(record, "timestamp");
+	const char *sev = str(record, "severity", "unknown");
+	size_t i;
+	json_t *s;
+
+	if (streq(sev, "corrected"))
+		fprintf(f, "%sIt has been corrected by h/w and requires no further action\n", pfx);
+	fprintf(f, "%sevent severity: %s\n", pfx, sev);
+	fprintf(f,
+		"%srecord_id: %s, offset: %" JSON_INTEGER_FORMAT ", length: %" JSON_INTEGER_FORMAT
+		", revision: %s\n",
+		pfx, str(record, "record_id", "?"),
+		json_integer_value(json_object_get(record, "offset")),
+		json_integer_value(json_object_get(record, "length")),
+		str(record, "revision", "?"));
+	if (ts)
+		fprintf(f, "%stimestamp: %s (%s)\n", pfx, str(ts, "time", str(ts, "raw", "?")),
+			str(ts, "encoding", "unknown"));
+	fprintf(f, "%screator_id: %s%s%s%s\n", pfx, str(record, "creator_id", "?"),
+		json_object_get(record, "creator_id_name") ? " (" : "",
+		str(record, "creator_id_name", ""),
+		json_object_get(record, "creator_id_name") ? ")" : "");
+	fprintf(f, "%snotification_type: %s%s%s%s\n", pfx, str(record, "notification_type", "?"),
+		json_object_get(record, "notification_type_name") ? " (" : "",
+		str(record, "notification_type_name", ""),
+		json_object_get(record, "notification_type_name") ? ")" : "");
+	if (json_object_get(record, "platform_id"))
+		fprintf(f, "%splatform_id: %s\n", pfx, str(record, "platform_id", ""));
+	if (json_object_get(record, "partition_id"))
+		fprintf(f, "%spartition_id: %s\n", pfx, str(record, "partition_id", ""));
+	const json_t *flags = json_object_get(record, "flags_names");
+	if (json_array_size(flags) > 0) {
+		json_t *e;
+		fprintf(f, "%sflags:", pfx);
+		json_array_foreach(flags, i, e)
+			fprintf(f, " %s", json_string_value(e));
+		fputc('\n', f);
+	}
+
+	json_array_foreach(json_object_get(record, "sections"), i, s) {
+		fprintf(f, "%s Error %zu, type: %s\n", pfx, i, str(s, "severity", "unknown"));
+		const json_t *sflags = json_object_get(s, "flags_names");
+		if (json_array_size(sflags) > 0) {
+			size_t j;
+			json_t *e;
+			fprintf(f, "%s flags:", pfx);
+			json_array_foreach(sflags, j, e)
+				fprintf(f, " %s", json_string_value(e));
+			fputc('\n', f);
+		}
+		if (json_object_get(s, "fru_id"))
+			fprintf(f, "%s fru_id: %s\n", pfx, str(s, "fru_id", ""));
+		if (json_object_get(s, "fru_text"))
+			fprintf(f, "%s fru_text: %s\n", pfx, str(s, "fru_text", ""));
+		const char *name = str(s, "section_type_name", "unknown");
+		if (streq(name, "unknown"))
+			fprintf(f, "%s  section type: unknown, %s\n", pfx,
+				str(s, "section_type", ""));
+		else
+			fprintf(f, "%s  section_type: %s\n", pfx, name);
+		if (streq(name, "unknown") || json_object_get(s, "truncated"))
+			fprintf(f, "%s  section length: %#llx\n", pfx,
+				(unsigned long long)json_integer_value(json_object_get(s, "length")));
+		const json_t *body = json_object_get(s, "body");
+		if (body)
+			print_object(pfx, 2, body, f);
+	}
+	return finish(f);
+}
+
+int cper_errors_print_text(const json_t *errors, const char *prefix, FILE *f)
+{
+	const char *pfx = prefix ?: DEFAULT_PREFIX;
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(errors, i, e)
+		fprintf(f, "%sdecode error at offset %" JSON_INTEGER_FORMAT ": %s\n", pfx,
+			json_integer_value(json_object_get(e, "offset")), str(e, "message", ""));
+	return finish(f);
+}
+
+int cper_mce_print_text(const json_t *mce, const char *prefix, FILE *f)
+{
+	const char *pfx = prefix ?: DEFAULT_PREFIX;
+
+	/* The first line of the kernel's __print_mce(). */
+	fprintf(f,
+		"%sCPU %" JSON_INTEGER_FORMAT ": Machine Check: %s Bank %" JSON_INTEGER_FORMAT
+		": %s\n",
+		pfx, json_integer_value(json_object_get(mce, "extcpu")), str(mce, "mcgstatus", "?"),
+		json_integer_value(json_object_get(mce, "bank")), str(mce, "status", "?"));
+	print_object(pfx, 1, mce, f);
+	return finish(f);
+}
+
+int cper_decode_text(const void *buf, size_t len, const char *prefix, FILE *f)
+{
+	_cleanup_(cper_decoder_freep) CperDecoder *d = NULL;
+	int r;
+
+	r = cper_decoder_new(buf, len, &d);
+	if (r < 0)
+		return r;
+	for (;;) {
+		json_t *rec = NULL, *errs = NULL;
+
+		r = cper_decoder_next(d, &rec, &errs);
+		if (r <= 0)
+			return r;
+		if (rec)
+			r = cper_record_print_text(rec, prefix, f);
+		if (r >= 0)
+			r = cper_errors_print_text(errs, prefix, f);
+		json_decref(rec);
+		json_decref(errs);
+		if (r < 0)
+			return r;
+	}
+}

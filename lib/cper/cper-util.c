@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Bounds-checked field readers and JSON helpers for the CPER decoders.
+ */
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cper-internal.h"
+
+uint64_t cper_le(const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+void cper_error(CperCtx *c, size_t offset, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+
+	json_t *e = json_pack("{s:I,s:s}", "offset", (json_int_t)offset, "message", msg);
+	cper_append(c, c->errors, e);
+}
+
+void cper_set(CperCtx *c, json_t *o, const char *key, json_t *v)
+{
+	if (json_object_set_new(o, key, v) < 0)
+		c->oom = true;
+}
+
+void cper_append(CperCtx *c, json_t *a, json_t *v)
+{
+	if (json_array_append_new(a, v) < 0)
+		c->oom = true;
+}
+
+static json_t *child(CperCtx *c, json_t *parent, const char *key, json_t *v)
+{
+	int r;
+
+	if (!v) {
+		c->oom = true;
+		return NULL;
+	}
+	/* Borrowed reference, valid as long as parent: the set steals v. */
+	r = key ? json_object_set_new(parent, key, v) : json_array_append_new(parent, v);
+	if (r < 0) {
+		c->oom = true;
+		return NULL;
+	}
+	return v;
+}
+
+json_t *cper_child_object(CperCtx *c, json_t *parent, const char *key)
+{
+	return child(c, parent, key, json_object());
+}
+
+json_t *cper_child_array(CperCtx *c, json_t *parent, const char *key)
+{
+	return child(c, parent, key, json_array());
+}
+
+json_t *cper_hex_u64(uint64_t v, unsigned width)
+{
+	char buf[19];
+
+	snprintf(buf, sizeof(buf), "0x%0*" PRIx64, (int)width * 2, v);
+	return json_string(buf);
+}
+
+void cper_guid_format(const uint8_t *g, char buf[static 37])
+{
+	snprintf(buf, 37, "%08" PRIx32 "-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", cper_le32(g),
+		 cper_le16(g + 4), cper_le16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13], g[14],
+		 g[15]);
+}
+
+json_t *cper_guid_json(const uint8_t *g)
+{
+	char buf[37];
+
+	cper_guid_format(g, buf);
+	return json_string(buf);
+}
+
+bool cper_field(const CperBuf *b, size_t off, size_t width, bool valid, const char *name,
+		uint64_t *ret)
+{
+	if (!valid)
+		return false;
+	if (!cper_buf_has(b, off, width)) {
+		cper_error(b->ctx, b->base + off,
+			   "%s: field marked valid lies past the end of the %zu-byte structure",
+			   name, b->len);
+		return false;
+	}
+	*ret = cper_le(b->p + off, width);
+	return true;
+}
+
+bool cper_put_hex(const CperBuf *b, json_t *o, const char *name, size_t off, size_t width,
+		  bool valid)
+{
+	uint64_t v;
+
+	if (!cper_field(b, off, width, valid, name, &v))
+		return false;
+	cper_set(b->ctx, o, name, cper_hex_u64(v, (unsigned)width));
+	return true;
+}
+
+bool cper_put_uint(const CperBuf *b, json_t *o, const char *name, size_t off, size_t width,
+		   bool valid)
+{
+	uint64_t v;
+
+	if (!cper_field(b, off, width, valid, name, &v))
+		return false;
+	/* 8-byte counters could exceed json_int_t: those are printed in hex. */
+	cper_set(b->ctx, o, name,
+		 width < 8 ? json_integer((json_int_t)v) : cper_hex_u64(v, (unsigned)width));
+	return true;
+}
+
+void cper_put_enum_value(CperCtx *c, json_t *o, const char *name, uint64_t v,
+			 const char *const *strs, size_t n_strs)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s_name", name);
+	cper_set(c, o, name, json_integer((json_int_t)v));
+	cper_set(c, o, key, json_string(v < n_strs && strs[v] ? strs[v] : "unknown"));
+}
+
+bool cper_put_enum(const CperBuf *b, json_t *o, const char *name, size_t off, size_t width,
+		   bool valid, const char *const *strs, size_t n_strs)
+{
+	uint64_t v;
+
+	if (!cper_field(b, off, width, valid, name, &v))
+		return false;
+	cper_put_enum_value(b->ctx, o, name, v, strs, n_strs);
+	return true;
+}
+
+void cper_put_bits(CperCtx *c, json_t *o, const char *name, uint64_t v, unsigned width,
+		   const char *const *strs, size_t n_strs)
+{
+	char key[64];
+	json_t *names = json_array();
+
+	snprintf(key, sizeof(key), "%s_names", name);
+	for (size_t i = 0; i < n_strs && i < 64; i++)
+		if ((v & (UINT64_C(1) << i)) && strs[i])
+			cper_append(c, names, json_string(strs[i]));
+	cper_set(c, o, name, cper_hex_u64(v, width));
+	cper_set(c, o, key, names);
+}
+
+void cper_put_dump(const CperBuf *b, json_t *o, const char *name, size_t off, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	_cleanup_free_ char *s = NULL;
+
+	if (off > b->len)
+		n = 0;
+	else
+		n = MIN(n, b->len - off);
+	s = malloc(2 * n + 1);
+	if (!s) {
+		b->ctx->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		s[2 * i] = hex[b->p[off + i] >> 4];
+		s[2 * i + 1] = hex[b->p[off + i] & 0xf];
+	}
+	s[2 * n] = '\0';
+	cper_set(b->ctx, o, name, json_stringn(s, 2 * n));
+}
+
+bool cper_put_guid(const CperBuf *b, json_t *o, const char *name, size_t off, bool valid)
+{
+	if (!valid)
+		return false;
+	if (!cper_buf_has(b, off, 16)) {
+		cper_error(b->ctx, b->base + off,
+			   "%s: field marked valid lies past the end of the %zu-byte structure",
+			   name, b->len);
+		return false;
+	}
+	cper_set(b->ctx, o, name, cper_guid_json(b->p + off));
+	return true;
+}
+
+bool cper_put_text(const CperBuf *b, json_t *o, const char *name, size_t off, size_t n, bool valid)
+{
+	char s[257];
+	size_t k = 0;
+
+	if (!valid)
+		return false;
+	if (!cper_buf_has(b, off, n) || n >= sizeof(s)) {
+		cper_error(b->ctx, b->base + off,
+			   "%s: field marked valid lies past the end of the %zu-byte structure",
+			   name, b->len);
+		return false;
+	}
+	/* Firmware pads with NULs or spaces; anything unprintable is shown as '?'. */
+	for (size_t i = 0; i < n && b->p[off + i]; i++)
+		s[k++] = b->p[off + i] >= 0x20 && b->p[off + i] < 0x7f ? (char)b->p[off + i] : '?';
+	while (k > 0 && s[k - 1] == ' ')
+		k--;
+	s[k] = '\0';
+	cper_set(b->ctx, o, name, json_string(s));
+	return true;
+}
+
+bool cper_need(const CperBuf *b, size_t n, const char *what)
+{
+	if (b->len >= n)
+		return true;
+	cper_error(b->ctx, b->base,
+		   "%s: %zu bytes, shorter than the %zu bytes of its fixed part; decoding what is "
+		   "present",
+		   what, b->len, n);
+	return false;
+}
+
+void cper_put_error_status(const CperBuf *b, json_t *o, size_t off, bool valid)
+{
+	static const char *const bits[] = {
+		[16] = "address",
+		[17] = "control",
+		[18] = "data",
+		[19] = "detected_by_responder",
+		[20] = "detected_by_requester",
+		[21] = "first_error",
+		[22] = "overflow_not_logged",
+	};
+	uint64_t v;
+
+	if (!cper_field(b, off, 8, valid, "error_status", &v))
+		return;
+
+	const char *type;
+	switch ((v >> 8) & 0xff) {
+	case 1:
+		type = "Error detected internal to the component";
+		break;
+	case 4:
+		type = "Storage error in DRAM memory";
+		break;
+	case 5:
+		type = "Storage error in TLB";
+		break;
+	case 6:
+		type = "Storage error in cache";
+		break;
+	case 7:
+		type = "Error in one or more functional units";
+		break;
+	case 8:
+		type = "Component failed self test";
+		break;
+	case 9:
+		type = "Overflow or undervalue of internal queue";
+		break;
+	case 16:
+		type = "Error detected in the bus";
+		break;
+	case 17:
+		type = "Virtual address not found on IO-TLB or IO-PDIR";
+		break;
+	case 18:
+		type = "Improper access error";
+		break;
+	case 19:
+		type = "Access to a memory address which is not mapped to any component";
+		break;
+	case 20:
+		type = "Loss of Lockstep";
+		break;
+	case 21:
+		type = "Response not associated with a request";
+		break;
+	case 22:
+		type = "Bus parity error - must also set the A, C, or D Bits";
+		break;
+	case 23:
+		type = "Detection of a protocol error";
+		break;
+	case 24:
+		type = "Detection of a PATH_ERROR";
+		break;
+	case 25:
+		type = "Bus operation timeout";
+		break;
+	case 26:
+		type = "A read was issued to data that has been poisoned";
+		break;
+	default:
+		type = "Reserved";
+		break;
+	}
+
+	json_t *st = cper_child_object(b->ctx, o, "error_status");
+	if (!st)
+		return;
+	cper_set(b->ctx, st, "value", cper_hex_u64(v, 8));
+	cper_set(b->ctx, st, "type", json_integer((json_int_t)((v >> 8) & 0xff)));
+	cper_set(b->ctx, st, "type_name", json_string(type));
+	json_t *names = json_array();
+	for (size_t i = 16; i < ARRAY_SIZE(bits); i++)
+		if (v & (UINT64_C(1) << i))
+			cper_append(b->ctx, names, json_string(bits[i]));
+	cper_set(b->ctx, st, "flags", names);
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * libcper: decoding of UEFI Common Platform Error Records (UEFI
+ * specification, appendix N) and of the x86 machine-check record (struct
+ * mce, arch/x86/include/uapi/asm/mce.h) to JSON and to text.
+ *
+ * The decoder never trusts its input: every offset and length is checked,
+ * a malformed part yields an entry in "errors" naming its byte offset, and
+ * decoding goes on with the rest of the buffer. The JSON schema
+ * (schema_version 1) is documented in pstore-cper(7).
+ *
+ * No I/O policy, no logging: functions return 0/positive or -errno.
+ */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "macro.h"
+
+#define CPER_SCHEMA_VERSION 1
+
+/* Size of the record header and of one section descriptor (UEFI N.2.1, N.2.2). */
+#define CPER_RECORD_HEADER_SIZE 128
+#define CPER_SECTION_DESCRIPTOR_SIZE 72
+
+/* True if buf starts with a CPER record header: "CPER", 0xFFFFFFFF, sane lengths. */
+bool cper_looks_like_record(const void *buf, size_t len);
+
+/*
+ * Decodes one or more concatenated records into
+ *   {"schema_version":1, "records":[...], "errors":[{"offset":N,"message":"..."}]}
+ * Returns 0 (even when "errors" is not empty), -ENOMEM.
+ */
+int cper_decode_json(const void *buf, size_t len, json_t **ret);
+
+/*
+ * Decodes a raw x86 struct mce (the payload of pstore mce-* files and of the
+ * Linux MCE section) into {"schema_version":1, "mce":{...}, "errors":[...]}.
+ * Returns 0, -ENOMEM.
+ */
+int cper_mce_decode_json(const void *buf, size_t len, json_t **ret);
+
+/*
+ * Streaming decoder: one record per step, so that memory does not grow
+ * with the number of records in a dump. The buffer must outlive the
+ * decoder.
+ */
+typedef struct CperDecoder CperDecoder;
+
+int cper_decoder_new(const void *buf, size_t len, CperDecoder **ret);
+CperDecoder *cper_decoder_free(CperDecoder *d);
+
+/*
+ * Decodes the next record. Returns 1 and sets *ret_record (NULL when this
+ * step only skipped bytes that hold no record) and *ret_errors (an array,
+ * possibly empty, of the problems met in this step), 0 at the end of the
+ * buffer (both untouched), -ENOMEM.
+ */
+int cper_decoder_next(CperDecoder *d, json_t **ret_record, json_t **ret_errors);
+
+/*
+ * Text output in the style of the kernel's cper_estatus_print():
+ *   <prefix>event severity: fatal
+ *   <prefix> Error 0, type: fatal
+ *   <prefix>  section_type: memory error
+ * prefix NULL means "[Hardware Error]: ". Returns 0 or -EIO.
+ */
+int cper_record_print_text(const json_t *record, const char *prefix, FILE *f);
+/* Prints the entries of an "errors" array, one line each. */
+int cper_errors_print_text(const json_t *errors, const char *prefix, FILE *f);
+/* Text for the "mce" object of cper_mce_decode_json(). */
+int cper_mce_print_text(const json_t *mce, const char *prefix, FILE *f);
+/* Decodes buf and prints every record and error as text. */
+int cper_decode_text(const void *buf, size_t len, const char *prefix, FILE *f);
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(CperDecoder *, cper_decoder_free);

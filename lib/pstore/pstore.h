@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Reading the pstore filesystem (Documentation/ABI/testing/pstore,
+ * fs/pstore/inode.c): every record is one file named
+ *
+ *	<type>-<backend>-<id>[.enc.z]
+ *
+ * type is one of pstore_type_names[] (or "type<N>" from older kernels),
+ * backend the name the backend registered (erst, efi, efi_pstore, ramoops,
+ * ...), id the backend's decimal record id, and ".enc.z" marks a record the
+ * kernel could not decompress (raw deflate). dmesg records begin with the
+ * header line written by pstore_dump():
+ *
+ *	<Reason>#<count> Part<n>\n
+ *
+ * where count numbers the dumps of one boot and Part1 holds the newest
+ * chunk of the log.
+ *
+ * Library code: returns 0 or a negative errno, never logs; output
+ * parameters are untouched on failure.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "macro.h"
+
+#define PSTORE_FS_MAGIC 0x6165676C
+#define PSTORE_DEFAULT_DIR "/sys/fs/pstore"
+
+typedef enum PstoreType {
+	PSTORE_TYPE_DMESG,
+	PSTORE_TYPE_MCE,
+	PSTORE_TYPE_CONSOLE,
+	PSTORE_TYPE_FTRACE,
+	PSTORE_TYPE_PMSG,
+	PSTORE_TYPE_RTAS,
+	PSTORE_TYPE_POWERPC_OFW,
+	PSTORE_TYPE_POWERPC_COMMON,
+	PSTORE_TYPE_POWERPC_OPAL,
+	PSTORE_TYPE_UNKNOWN, /* "unknown", "type<N>", or a name that does not parse */
+	_PSTORE_TYPE_MAX,
+} PstoreType;
+
+const char *pstore_type_to_string(PstoreType t);
+/* Console, pmsg and ftrace: logs of the previous boot rather than crash dumps. */
+bool pstore_type_is_log(PstoreType t);
+
+typedef struct PstoreName {
+	PstoreType type;
+	char type_name[32]; /* as in the name: "dmesg", "type7", ... */
+	char backend[64];
+	uint64_t id;
+	bool compressed; /* ".enc.z" */
+} PstoreName;
+
+/* -EINVAL if name is not <type>-<backend>-<id>[.enc.z] with a known type. */
+int pstore_name_parse(const char *name, PstoreName *ret);
+
+typedef struct PstoreHeader {
+	char reason[16]; /* kmsg_dump_reason_str(): Panic, Oops, Emergency, Shutdown, ... */
+	unsigned count;
+	unsigned part;
+	size_t length; /* bytes of the header line, with its newline */
+} PstoreHeader;
+
+/* Parses the header line at the start of a dmesg record; -EBADMSG if there is none. */
+int pstore_header_parse(const char *buf, size_t len, PstoreHeader *ret);
+
+typedef enum PstoreCrashKind {
+	PSTORE_CRASH_KERNEL,		/* a Panic, Oops or Emergency dump */
+	PSTORE_CRASH_HARDWARE_ERROR,	/* mce-* record, or a raw CPER record */
+	PSTORE_CRASH_PREVIOUS_BOOT_LOG, /* console/pmsg/ftrace on its own, Shutdown dumps, others */
+	_PSTORE_CRASH_KIND_MAX,
+} PstoreCrashKind;
+
+const char *pstore_crash_kind_to_string(PstoreCrashKind k);
+
+typedef struct PstoreRecord {
+	char *name;
+	bool name_parsed;
+	PstoreName n; /* valid if name_parsed */
+	uint64_t size;
+	uint64_t time; /* mtime, usec since the epoch: when the record was stored */
+	bool has_header;
+	PstoreHeader header; /* dmesg records with has_header */
+	bool is_cper;	     /* starts like a CPER record (set by the caller's probe) */
+	int error;	     /* < 0: pstore_scan() could not read or inflate it */
+} PstoreRecord;
+
+/* A directory entry pstored will not read, and why. */
+typedef struct PstoreSkipped {
+	char *name;
+	const char *reason; /* "symbolic link", "directory", "special file" */
+} PstoreSkipped;
+
+typedef struct PstoreCrash {
+	PstoreCrashKind kind;
+	/* The main records; dmesg parts oldest first, i.e. highest part first. */
+	PstoreRecord **records;
+	size_t n_records;
+	/* Console, pmsg, ftrace logs of the same boot kept with a kernel crash. */
+	PstoreRecord **logs;
+	size_t n_logs;
+	/* Part numbers between 1 and the highest present that are absent. */
+	unsigned *missing_parts;
+	size_t n_missing_parts;
+	/* The record the crash id is derived from, erased last (see pstore_group()). */
+	PstoreRecord *key;
+} PstoreCrash;
+
+typedef struct PstoreScan {
+	PstoreRecord *records;
+	size_t n_records;
+	PstoreSkipped *skipped;
+	size_t n_skipped;
+	PstoreCrash *crashes;
+	size_t n_crashes;
+} PstoreScan;
+
+/*
+ * Reads a whole record below dir_fd: opened with O_NOFOLLOW, checked to be a
+ * regular file, -EFBIG if it holds more than max bytes. Compressed records
+ * are returned raw; see pstore_record_inflate().
+ */
+int pstore_record_read(int dir_fd, const PstoreRecord *r, size_t max, char **ret, size_t *ret_len);
+
+/* Inflates an .enc.z record's bytes into at most max bytes. */
+int pstore_record_inflate(const char *buf, size_t len, size_t max, char **ret, size_t *ret_len);
+
+/*
+ * Callback for each record pstore_scan() reads, with its (inflated) bytes,
+ * or NULL and the error if it could not be read: the caller can probe the
+ * contents (for example for a CPER signature).
+ */
+typedef void (*PstoreProbe)(PstoreRecord *r, const char *buf, size_t len, int error,
+			    void *userdata);
+
+/*
+ * Lists the directory: records sorted by name, entries that are not regular
+ * files in skipped. Reads the header of every dmesg record (one record in
+ * memory at a time, at most max_record bytes) and hands every record to
+ * probe. No crashes yet: see pstore_group().
+ */
+int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata, PstoreScan **ret);
+PstoreScan *pstore_scan_free(PstoreScan *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PstoreScan *, pstore_scan_free);
+
+/*
+ * Groups records into crashes:
+ *  - dmesg records with a header: by backend, reason and count; a part
+ *    number seen twice, or a record stored more than
+ *    PSTORE_DUMP_WINDOW_USEC after the dump's first, starts another crash
+ *    (two boots can both have a Panic#1). Parts sorted highest first.
+ *  - mce records and records probed as CPER: one hardware-error crash each.
+ *  - console, pmsg and ftrace logs: attached to the newest kernel crash of
+ *    their backend when attach_logs is set and there is one, otherwise a
+ *    previous-boot-log crash each.
+ *  - anything else (dmesg without header, Shutdown dumps, unknown types,
+ *    names that do not parse): a crash each, previous-boot-log unless it is
+ *    a dmesg record.
+ * Crashes are sorted by time. The key record of a crash is its lowest part
+ * (dmesg) or its only record: erasing it last keeps the crash recognisable
+ * when a run is interrupted between erasing the records.
+ */
+#define PSTORE_DUMP_WINDOW_USEC (60ULL * 1000000ULL)
+int pstore_group(PstoreScan *s, bool attach_logs);
+
+/* The log text of a dmesg record: what follows the header line, if any. */
+void pstore_record_body(const PstoreRecord *r, const char *buf, size_t len, const char **ret,
+			size_t *ret_len);

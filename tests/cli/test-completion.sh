@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The bash completion of pstorectl: verbs, options per verb, option values,
+# and crash ids, which it asks pstorectl for (here a stand-in that prints a
+# fixed list, so that the parsing of that list is what is checked).
+# Not "set -e": compopt fails outside a real completion, harmlessly.
+set -u
+
+. /usr/share/bash-completion/bash_completion
+. "$top_srcdir/shell-completion/bash/pstorectl"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# pstorectl as the completion calls it: answers "list --json=short" with two crashes.
+cat >"$tmp/pstorectl" <<'EOS'
+#!/bin/sh
+case " $* " in
+*" --store-dir=/elsewhere "*) echo '[{"id":"99999999-0000-5000-8000-000000000000"}]' ;;
+*" list "*) echo '[{"id":"3f2a0000-1111-5222-8333-444455556666","time":1},{"id":"3f2b0000-1111-5222-8333-444455556666","time":2}]' ;;
+esac
+EOS
+chmod +x "$tmp/pstorectl"
+PATH=$tmp:$PATH
+
+fail=0
+complete_line() {
+	# complete_line "WORDS..." EXPECTED: completes the last word of the line.
+	local line=$1 expected=$2 got
+	read -r -a COMP_WORDS <<<"$line"
+	[[ $line == *' ' ]] && COMP_WORDS+=('')
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE=$line
+	COMP_POINT=${#line}
+	COMPREPLY=()
+	_pstorectl pstorectl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" 2>/dev/null
+	got=
+	((${#COMPREPLY[@]} == 0)) || got=$(printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ')
+	if [[ $got != "$expected" ]]; then
+		echo "FAIL: '$line': got '$got', expected '$expected'"
+		fail=1
+	else
+		echo "ok: '$line' -> $got"
+	fi
+}
+
+complete_line 'pstorectl s' 'show status '
+complete_line 'pstorectl --no-pager de' 'decode delete '
+complete_line 'pstorectl list --gr' '--group '
+complete_line 'pstorectl list --si' '--signature= --since= '
+complete_line 'pstorectl list --sin' '--since= '
+complete_line 'pstorectl status --p' '--pstore-dir= '
+complete_line 'pstorectl show --sin' ''
+complete_line 'pstorectl --json=s' 'short '
+complete_line 'pstorectl list --reason=p' 'panic '
+complete_line 'pstorectl list --kind=h' 'hardware-error '
+complete_line 'pstorectl list --since=ye' 'yesterday '
+complete_line 'pstorectl show 3f' '3f2a0000-1111-5222-8333-444455556666 3f2b0000-1111-5222-8333-444455556666 '
+complete_line 'pstorectl dmesg 3f2b' '3f2b0000-1111-5222-8333-444455556666 '
+complete_line 'pstorectl --store-dir=/elsewhere export 9' '99999999-0000-5000-8000-000000000000 '
+complete_line 'pstorectl list 3f' ''
+exit $fail

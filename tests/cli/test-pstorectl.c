@@ -1,0 +1,737 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pstorectl against a store written through the store API: every verb and
+ * option, JSON output checked for shape, exit codes for bad ids, bad options
+ * and a missing store. The binary under test is $top_builddir/cli/pstorectl.
+ *
+ * The store holds CRASHES crashes, more than there are hex digits, so that
+ * at least two ids share their first character (an ambiguous prefix).
+ */
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fs-util.h"
+#include "macro.h"
+#include "sha256-util.h"
+#include "store/last-archive.h"
+#include "store/store.h"
+#include "time-util.h"
+
+#define CRASHES 20
+/* 2026-12-01 00:00:00 UTC; crash i happens i hours later. */
+#define T0 ((json_int_t)1796083200 * 1000000)
+#define HOUR ((json_int_t)3600 * 1000000)
+
+static char tmpdir[] = "/tmp/test-pstorectl.XXXXXX";
+static char store_dir[PATH_MAX];
+static char ids[CRASHES][STORE_CRASH_ID_LEN + 1];
+
+typedef struct Run {
+	int status; /* exit status, or -1 if killed */
+	char *out, *err;
+} Run;
+
+static void run_free(Run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static const char *reason_of(int i)
+{
+	static const char *const reasons[] = {"panic", "oops", "warning"};
+	return reasons[i % 3];
+}
+
+static const char *record_of(int i, char *buf, size_t size)
+{
+	snprintf(buf, size, "Oops#1 Part1\n<4>[ %d.0] crash number %d\n", i, i);
+	return buf;
+}
+
+static void add_crash(Store *s, int i)
+{
+	_cleanup_(store_txn_freep) StoreTxn *t = NULL;
+	char rec[128], hex[SHA256_HEX_SIZE], msg[64], sig[32];
+	const char *digests[] = {hex};
+	json_t *crash;
+
+	record_of(i, rec, sizeof(rec));
+	cr_assert_eq(sha256_hex(rec, strlen(rec), hex), 0);
+	cr_assert_eq(store_crash_id_from_digests(digests, 1, ids[i]), 0);
+	snprintf(msg, sizeof(msg), "BUG: crash number %d", i);
+	snprintf(sig, sizeof(sig), "kernel-func%d", i % 4);
+
+	cr_assert_eq(store_txn_begin(s, ids[i], &t), 0);
+	cr_assert_eq(store_txn_write_file(t, "records/dmesg-erst-x", rec, strlen(rec)), 0);
+	crash = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:b, s:[{s:s, s:s, s:I, s:s, s:I}],"
+			  " s:{s:s, s:s, s:s, s:s, s:[s, s]}, s:{s:{s:s, s:i, s:s}}}",
+			  "schema_version", 1, "kind", i == 7 ? "hardware-error" : "kernel-crash",
+			  "reason", reason_of(i), "backend", "erst", "time", T0 + i * HOUR,
+			  "archived_at", T0 + i * HOUR + 1000000, "complete", true, "records",
+			  "name", "dmesg-erst-x", "record_id", "1000", "size",
+			  (json_int_t)strlen(rec), "sha256", hex, "time", T0 + i * HOUR, "analysis",
+			  "message", msg, "function", "func", "kernel_version", "6.1.0-test",
+			  "signature", sig, "call_trace", "func", "do_syscall_64", "upload",
+			  "collector", "state", i % 5 == 0 ? "pending" : "sent", "attempts", 1,
+			  "last_error", "none");
+	cr_assert_not_null(crash);
+	/* crash 3's log is not valid UTF-8. */
+	if (i == 3)
+		cr_assert_eq(store_txn_write_file(t, "dmesg.txt", "bad \xff byte\n", 11), 0);
+	else
+		cr_assert_eq(store_txn_write_file(t, "dmesg.txt", rec + 13, strlen(rec) - 13), 0);
+	cr_assert_eq(store_txn_commit(t, crash), 0);
+	json_decref(crash);
+}
+
+static void setup(void)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+
+	setenv("TZ", "UTC", 1);
+	cr_assert_not_null(mkdtemp(tmpdir));
+	snprintf(store_dir, sizeof(store_dir), "%s/store", tmpdir);
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	for (int i = 0; i < CRASHES; i++)
+		add_crash(s, i);
+}
+
+static void teardown(void)
+{
+	(void)rm_rf_at(AT_FDCWD, tmpdir);
+}
+
+TestSuite(pstorectl, .init = setup, .fini = teardown);
+
+static char *read_all(FILE *f)
+{
+	char *buf = NULL;
+	size_t n = 0;
+
+	rewind(f);
+	cr_assert_eq(read_full_fd(fileno(f), 64 << 20, &buf, &n), 0);
+	return buf;
+}
+
+/* Runs pstorectl --store-dir=STORE --no-pager ARGS..., as user uid if uid != 0. */
+static Run run_as(uid_t uid, const char *const *args)
+{
+	const char *top = getenv("top_builddir");
+	_cleanup_free_ char *bin = NULL, *opt = NULL;
+	_cleanup_fclose_ FILE *out = tmpfile(), *err = tmpfile();
+	const char *argv[32];
+	size_t n = 0;
+	int status;
+	pid_t pid;
+	Run r = {};
+
+	cr_assert_not_null(top, "top_builddir is not set: run through make check");
+	cr_assert(asprintf(&bin, "%s/cli/pstorectl", top) > 0);
+	cr_assert(asprintf(&opt, "--store-dir=%s", store_dir) > 0);
+	argv[n++] = bin;
+	argv[n++] = opt;
+	argv[n++] = "--no-pager";
+	for (; *args; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		if (dup2(fileno(out), STDOUT_FILENO) < 0 || dup2(fileno(err), STDERR_FILENO) < 0)
+			_exit(126);
+		if (uid != 0 && (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
+				 setresuid(uid, uid, uid) < 0))
+			_exit(126);
+		execv(bin, (char **)argv);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r.out = read_all(out);
+	r.err = read_all(err);
+	return r;
+}
+
+#define RUN(...) run_as(0, (const char *const[]){__VA_ARGS__, NULL})
+
+static json_t *run_json(const char *const *args)
+{
+	Run r = run_as(0, args);
+	json_error_t e;
+	json_t *v;
+
+	cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+	v = json_loads(r.out, 0, &e);
+	cr_assert_not_null(v, "not JSON (%s): %s", e.text, r.out);
+	run_free(&r);
+	return v;
+}
+
+#define RUN_JSON(...) run_json((const char *const[]){__VA_ARGS__, NULL})
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* The shape of a list entry: the index summary fields pstorectl relies on. */
+static void check_summary_shape(json_t *c)
+{
+	cr_assert(json_is_object(c));
+	cr_assert(json_is_string(json_object_get(c, "id")));
+	cr_assert(store_crash_id_is_valid(json_string_value(json_object_get(c, "id"))));
+	cr_assert(json_is_integer(json_object_get(c, "time")));
+	cr_assert(json_is_string(json_object_get(c, "kind")));
+	cr_assert(json_is_string(json_object_get(c, "reason")));
+	cr_assert(json_is_string(json_object_get(c, "signature")));
+	cr_assert(json_is_object(json_object_get(c, "upload")));
+}
+
+Test(pstorectl, list_table)
+{
+	Run r = RUN("list");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strneq(r.out, "TIME ", 5), "no header: %s", r.out);
+	cr_assert_not_null(strstr(r.out, "MESSAGE\n"));
+	/* header, CRASHES rows, an empty line and the footer */
+	cr_assert_eq(count_lines(r.out), CRASHES + 3);
+	cr_assert_not_null(strstr(r.out, "\n20 crashes listed.\n"));
+	cr_assert_not_null(strstr(r.out, "Tue 2026-12-01 00:00:00 UTC"));
+	cr_assert_not_null(strstr(r.out, "BUG: crash number 19\n"));
+	/* newest last */
+	cr_assert_lt(strstr(r.out, "crash number 1\n"), strstr(r.out, "crash number 2\n"));
+	run_free(&r);
+}
+
+Test(pstorectl, list_is_the_default_verb)
+{
+	Run a = RUN("list"), b = run_as(0, (const char *const[]){NULL});
+
+	cr_assert_eq(b.status, 0);
+	cr_assert_str_eq(a.out, b.out);
+	run_free(&a);
+	run_free(&b);
+}
+
+Test(pstorectl, list_no_legend)
+{
+	Run r = RUN("--no-legend", "list");
+
+	cr_assert_eq(r.status, 0);
+	cr_assert_eq(count_lines(r.out), CRASHES);
+	cr_assert_null(strstr(r.out, "TIME"));
+	cr_assert_null(strstr(r.out, "listed"));
+	run_free(&r);
+}
+
+Test(pstorectl, list_short_ids_are_unique_prefixes)
+{
+	Run r = RUN("--no-legend", "list");
+	char *line = r.out;
+
+	for (int i = 0; i < CRASHES; i++) {
+		char shown[64];
+
+		cr_assert_eq(sscanf(line, "%*s %*s %*s %*s %63s", shown), 1);
+		cr_assert_geq(strlen(shown), 8);
+		cr_assert(strneq(ids[i], shown, strlen(shown)), "%s is not a prefix of %s", shown,
+			  ids[i]);
+		line = strchr(line, '\n') + 1;
+	}
+	run_free(&r);
+}
+
+Test(pstorectl, list_json)
+{
+	json_auto_t *pretty = RUN_JSON("--json", "list"), *shrt = RUN_JSON("list", "--json=short");
+	json_t *c;
+	size_t i;
+
+	cr_assert(json_is_array(pretty));
+	cr_assert_eq(json_array_size(pretty), CRASHES);
+	cr_assert(json_equal(pretty, shrt));
+	json_array_foreach(pretty, i, c) {
+		check_summary_shape(c);
+		cr_assert_str_eq(json_string_value(json_object_get(c, "id")), ids[i]);
+		cr_assert_eq(json_integer_value(json_object_get(c, "time")),
+			     T0 + (json_int_t)i * HOUR);
+	}
+}
+
+Test(pstorectl, list_json_short_is_one_line)
+{
+	Run r = RUN("--json=short", "list");
+
+	cr_assert_eq(r.status, 0);
+	cr_assert_eq(count_lines(r.out), 1);
+	run_free(&r);
+}
+
+Test(pstorectl, list_filters)
+{
+	json_auto_t *oops = RUN_JSON("--json", "list", "--reason=oops");
+	json_auto_t *kind = RUN_JSON("--json", "list", "--kind", "hardware-error");
+	json_auto_t *sig = RUN_JSON("--json", "list", "--signature=kernel-func1");
+	json_auto_t *last3 = RUN_JSON("--json", "list", "-n", "3");
+	json_auto_t *since = RUN_JSON("--json", "list", "--since=2026-12-01 15:00");
+	json_auto_t *until = RUN_JSON("--json", "list", "-U", "2026-12-01 01:00:00 UTC");
+	json_auto_t *both = RUN_JSON("--json", "list", "-S", "@1796090400",
+				     "--until=2026-12-01 03:00", "--reason=PANIC");
+	json_auto_t *none = RUN_JSON("--json", "list", "--reason=hung-task");
+	json_t *c;
+	size_t i;
+
+	cr_assert_eq(json_array_size(oops), 7); /* 1, 4, ..., 19 */
+	json_array_foreach(oops, i, c)
+		cr_assert_str_eq(json_string_value(json_object_get(c, "reason")), "oops");
+	cr_assert_eq(json_array_size(kind), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(kind, 0), "id")), ids[7]);
+	cr_assert_eq(json_array_size(sig), 5); /* 1, 5, 9, 13, 17 */
+	cr_assert_eq(json_array_size(last3), 3);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(last3, 0), "id")),
+			 ids[17]);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(last3, 2), "id")),
+			 ids[19]);
+	cr_assert_eq(json_array_size(since), 5); /* 15 ... 19 */
+	cr_assert_eq(json_array_size(until), 2); /* 0, 1 */
+	/* 02:00 to 03:00: crashes 2 and 3, of which 3 is a panic */
+	cr_assert_eq(json_array_size(both), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(both, 0), "id")), ids[3]);
+	cr_assert_eq(json_array_size(none), 0);
+}
+
+Test(pstorectl, list_relative_times)
+{
+	/* Relative times count from the real clock: nothing lies an hour ahead of it. */
+	json_auto_t *future = RUN_JSON("--json", "list", "--since=+1h");
+	json_auto_t *past = RUN_JSON("--json", "list", "--until=2000-01-01");
+	json_auto_t *all = RUN_JSON("--json", "list", "--since=2026-11-30", "--until=tomorrow");
+
+	cr_assert_eq(json_array_size(future), 0);
+	cr_assert_eq(json_array_size(past), 0);
+	cr_assert_eq(json_array_size(all), now_usec() > (usec_t)T0 ? CRASHES : 0);
+}
+
+Test(pstorectl, list_group)
+{
+	json_auto_t *groups = RUN_JSON("--json", "list", "--group");
+	json_t *g;
+	size_t i;
+	json_int_t total = 0, prev_last = 0;
+	Run r = RUN("list", "--group");
+
+	cr_assert_eq(json_array_size(groups), 4);
+	json_array_foreach(groups, i, g) {
+		cr_assert(json_is_string(json_object_get(g, "signature")));
+		cr_assert(json_is_integer(json_object_get(g, "count")));
+		cr_assert(json_is_array(json_object_get(g, "ids")));
+		cr_assert_eq(json_array_size(json_object_get(g, "ids")),
+			     (size_t)json_integer_value(json_object_get(g, "count")));
+		cr_assert_leq(json_integer_value(json_object_get(g, "first")),
+			      json_integer_value(json_object_get(g, "last")));
+		cr_assert_geq(json_integer_value(json_object_get(g, "last")), prev_last);
+		prev_last = json_integer_value(json_object_get(g, "last"));
+		total += json_integer_value(json_object_get(g, "count"));
+	}
+	cr_assert_eq(total, CRASHES);
+
+	cr_assert_eq(r.status, 0);
+	cr_assert(strneq(r.out, "COUNT", 5));
+	cr_assert_not_null(strstr(r.out, "\n4 signatures listed.\n"));
+	cr_assert_not_null(strstr(r.out, "kernel-func3"));
+	run_free(&r);
+}
+
+Test(pstorectl, list_bad_options)
+{
+	const char *const bad[][3] = {
+		{"list", "--since=next blue moon", NULL},
+		{"list", "--until=2026-13-45", NULL},
+		{"list", "-n", "many"},
+		{"list", "-n", "-3"},
+		{"list", "--frobnicate", NULL},
+		{"--json=yaml", "list", NULL},
+		{"list", "--since=2026-12-02", "--until=2026-12-01"},
+		{"frobnicate", NULL, NULL},
+		{"list", "extra-argument", NULL},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		Run r = run_as(0, bad[i]);
+
+		cr_assert_eq(r.status, 1, "%s %s: exit %d", bad[i][0], bad[i][1] ?: "", r.status);
+		cr_assert_str_eq(r.out, "");
+		cr_assert_neq(strlen(r.err), 0);
+		run_free(&r);
+	}
+}
+
+Test(pstorectl, help_and_version)
+{
+	Run h = RUN("--help"), v = RUN("--version"), lh = RUN("list", "-h");
+
+	cr_assert_eq(h.status, 0);
+	cr_assert_not_null(strstr(h.out, "Commands:"));
+	cr_assert_not_null(strstr(h.out, "--since=TIME"));
+	cr_assert_eq(lh.status, 0);
+	cr_assert_str_eq(h.out, lh.out);
+	cr_assert_eq(v.status, 0);
+	cr_assert(strneq(v.out, "pstored ", 8));
+	run_free(&h);
+	run_free(&v);
+	run_free(&lh);
+}
+
+Test(pstorectl, show)
+{
+	Run r = RUN("show", ids[4]);
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "           ID: "));
+	cr_assert_not_null(strstr(r.out, ids[4]));
+	cr_assert_not_null(strstr(r.out, "       Reason: oops\n"));
+	cr_assert_not_null(strstr(r.out, "      Message: BUG: crash number 4\n"));
+	cr_assert_not_null(strstr(r.out, "   Call trace: func\n"));
+	cr_assert_not_null(strstr(r.out, "               do_syscall_64\n"));
+	cr_assert_not_null(strstr(r.out, "      Records: dmesg-erst-x"));
+	cr_assert_not_null(strstr(r.out, "       Upload: collector: sent, 1 attempt"));
+	cr_assert_not_null(strstr(r.out, "Tue 2026-12-01 04:00:00 UTC"));
+	cr_assert_not_null(strstr(r.out, store_dir));
+	run_free(&r);
+}
+
+Test(pstorectl, show_json_and_short_id)
+{
+	char prefix[9];
+	json_auto_t *v = NULL;
+
+	snprintf(prefix, sizeof(prefix), "%.8s", ids[5]);
+	v = RUN_JSON("show", prefix, "--json");
+	cr_assert_str_eq(json_string_value(json_object_get(v, "id")), ids[5]);
+	cr_assert(json_is_string(json_object_get(v, "path")));
+	cr_assert(json_is_array(json_object_get(v, "records")));
+	cr_assert(json_is_object(json_object_get(v, "analysis")));
+	cr_assert(json_is_object(json_object_get(v, "upload")));
+}
+
+/* The first character that starts two ids: there are more crashes than hex digits. */
+static char shared_first_char(size_t *ret_count)
+{
+	for (const char *c = "0123456789abcdef"; *c; c++) {
+		size_t n = 0;
+
+		for (int i = 0; i < CRASHES; i++)
+			n += ids[i][0] == *c;
+		if (n >= 2) {
+			*ret_count = n;
+			return *c;
+		}
+	}
+	cr_assert_fail("no two ids share a first character");
+	return 0;
+}
+
+Test(pstorectl, ambiguous_prefix_lists_matches)
+{
+	size_t n;
+	char prefix[2] = {shared_first_char(&n), 0};
+	Run r = RUN("show", prefix);
+
+	cr_assert_eq(r.status, 1);
+	cr_assert_str_eq(r.out, "");
+	cr_assert_not_null(strstr(r.err, "is ambiguous"), "%s", r.err);
+	for (int i = 0; i < CRASHES; i++)
+		if (ids[i][0] == prefix[0])
+			cr_assert_not_null(strstr(r.err, ids[i]), "match %s not listed", ids[i]);
+	cr_assert_eq(count_lines(r.err), n + 1);
+	run_free(&r);
+}
+
+Test(pstorectl, bad_ids)
+{
+	const char *const verbs[] = {"show", "dmesg", "export", "delete"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		Run none = RUN(verbs[i], "ffffffff-ffff-ffff-ffff-ffffffffffff");
+		Run bad = RUN(verbs[i], "not/an/id");
+		Run missing = RUN(verbs[i]);
+
+		cr_assert_eq(none.status, 1);
+		cr_assert_not_null(strstr(none.err, "No crash with id"), "%s", none.err);
+		cr_assert_eq(bad.status, 1);
+		cr_assert_eq(missing.status, 1);
+		cr_assert_not_null(strstr(missing.err, "Too few arguments"), "%s", missing.err);
+		run_free(&none);
+		run_free(&bad);
+		run_free(&missing);
+	}
+}
+
+Test(pstorectl, dmesg)
+{
+	Run r = RUN("dmesg", ids[2]);
+
+	cr_assert_eq(r.status, 0);
+	cr_assert_str_eq(r.out, "<4>[ 2.0] crash number 2\n");
+	run_free(&r);
+}
+
+Test(pstorectl, dmesg_json_replaces_bad_utf8)
+{
+	json_auto_t *v = RUN_JSON("--json=short", "dmesg", ids[3]);
+
+	cr_assert_str_eq(json_string_value(json_object_get(v, "id")), ids[3]);
+	cr_assert_str_eq(json_string_value(json_object_get(v, "dmesg")), "bad \xef\xbf\xbd byte\n");
+}
+
+static void check_export(json_t *doc, int i)
+{
+	char rec[128];
+	unsigned char raw[256];
+	json_t *r0 = json_array_get(json_object_get(doc, "records"), 0);
+	const char *b64 = json_string_value(json_object_get(r0, "data"));
+	int n;
+
+	record_of(i, rec, sizeof(rec));
+	cr_assert_eq(json_integer_value(json_object_get(doc, "export_version")), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(doc, "id")), ids[i]);
+	cr_assert_str_eq(json_string_value(json_object_get(doc, "dmesg")), rec + 13);
+	cr_assert(json_is_object(json_object_get(doc, "analysis")));
+	cr_assert_not_null(b64);
+	n = EVP_DecodeBlock(raw, (const unsigned char *)b64, (int)strlen(b64));
+	/* EVP_DecodeBlock() counts the padding as bytes: drop what it added. */
+	n -= (int)(strlen(b64) && b64[strlen(b64) - 1] == '=') +
+	     (int)(strlen(b64) > 1 && b64[strlen(b64) - 2] == '=');
+	cr_assert_eq((size_t)n, strlen(rec));
+	cr_assert_eq(memcmp(raw, rec, n), 0);
+}
+
+Test(pstorectl, export_stdout)
+{
+	json_auto_t *doc = RUN_JSON("export", ids[6]);
+
+	check_export(doc, 6);
+}
+
+Test(pstorectl, export_output_file)
+{
+	_cleanup_free_ char *path = NULL;
+	json_auto_t *doc = NULL;
+	struct stat st;
+	Run r;
+
+	cr_assert(asprintf(&path, "%s/out.json", tmpdir) > 0);
+	r = RUN("export", "--output", path, ids[8], "--json=short");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "");
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0600);
+	doc = json_load_file(path, 0, NULL);
+	cr_assert_not_null(doc);
+	check_export(doc, 8);
+	run_free(&r);
+
+	/* A directory that does not exist: a clear error, exit 1. */
+	r = RUN("export", "-o", "/nonexistent/dir/out.json", ids[8]);
+	cr_assert_eq(r.status, 1);
+	cr_assert_not_null(strstr(r.err, "/nonexistent/dir/out.json"));
+	run_free(&r);
+}
+
+Test(pstorectl, delete)
+{
+	char prefix[13];
+	json_auto_t *after = NULL;
+	Run bad, ok;
+
+	/* One bad id among good ones: nothing is deleted. */
+	bad = RUN("delete", ids[0], "ffffffff", ids[1]);
+	cr_assert_eq(bad.status, 1);
+	run_free(&bad);
+	after = RUN_JSON("--json", "list");
+	cr_assert_eq(json_array_size(after), CRASHES);
+	json_decref(after);
+
+	snprintf(prefix, sizeof(prefix), "%.12s", ids[0]);
+	ok = RUN("delete", prefix, ids[1]);
+	cr_assert_eq(ok.status, 0, "%s", ok.err);
+	cr_assert_not_null(strstr(ok.err, ids[0]));
+	run_free(&ok);
+	after = RUN_JSON("--json", "list");
+	cr_assert_eq(json_array_size(after), CRASHES - 2);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(after, 0), "id")),
+			 ids[2]);
+
+	ok = RUN("show", prefix);
+	cr_assert_eq(ok.status, 1);
+	run_free(&ok);
+}
+
+Test(pstorectl, delete_json)
+{
+	json_auto_t *v = RUN_JSON("--json=short", "delete", ids[9], ids[9]);
+
+	cr_assert_eq(json_array_size(json_object_get(v, "deleted")), 1);
+	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(v, "deleted"), 0)),
+			 ids[9]);
+}
+
+Test(pstorectl, missing_store)
+{
+	const char *const verbs[] = {"list", "show", "dmesg", "export", "delete"};
+
+	snprintf(store_dir, sizeof(store_dir), "%s/no-such-store", tmpdir);
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		/* list takes no id; the others get one */
+		Run r = RUN(verbs[i], i == 0 ? NULL : "0");
+
+		cr_assert_eq(r.status, 1, "%s", verbs[i]);
+		cr_assert_not_null(strstr(r.err, "No such file or directory"), "%s", r.err);
+		cr_assert_not_null(strstr(r.err, "--store-dir"), "%s", r.err);
+		run_free(&r);
+	}
+}
+
+Test(pstorectl, unreadable_store)
+{
+	Run r;
+
+	/* As root, become nobody; otherwise take our own access away. */
+	if (geteuid() == 0)
+		r = run_as(65534, (const char *const[]){"list", NULL});
+	else {
+		cr_assert_eq(chmod(store_dir, 0), 0);
+		r = RUN("list");
+		(void)chmod(store_dir, 0700);
+	}
+	cr_assert_eq(r.status, 1);
+	cr_assert_not_null(strstr(r.err, "Permission denied"), "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "group 'pstore'"), "%s", r.err);
+	run_free(&r);
+}
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+
+	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
+	f = fopen(path, "we");
+	cr_assert_not_null(f, "%s: %m", path);
+	fputs(text, f);
+}
+
+/* Makes tmpdir/sub (with parents) and returns its path. */
+static char *make_dir(const char *sub)
+{
+	_cleanup_free_ char *cmd = NULL;
+	char *p = NULL;
+
+	cr_assert(asprintf(&p, "%s/%s", tmpdir, sub) > 0);
+	cr_assert(asprintf(&cmd, "mkdir -p '%s'", p) > 0);
+	cr_assert_eq(system(cmd), 0);
+	return p;
+}
+
+Test(pstorectl, status)
+{
+	_cleanup_free_ char *pstore = make_dir("pstore"), *sys = make_dir("sys");
+	_cleanup_free_ char *params = make_dir("sys/module/pstore/parameters");
+	_cleanup_free_ char *acpi = make_dir("sys/firmware/acpi/tables");
+	_cleanup_free_ char *pdir = NULL, *sdir = NULL;
+	_cleanup_(store_freep) Store *s = NULL;
+	json_auto_t *v = NULL, *run = NULL;
+	json_t *p, *st;
+	Run r;
+
+	write_text(pstore, "dmesg-erst-7300000000000000001", "Panic#1 Part1\nabc\n");
+	write_text(pstore, "dmesg-erst-7300000000000000002.enc.z", "xyz");
+	write_text(pstore, "dmesg-efi_pstore-176400000000101", "Oops#1 Part1\n");
+	write_text(params, "backend", "erst\n");
+	write_text(params, "compress", "deflate\n");
+	write_text(acpi, "ERST", "ERST");
+
+	cr_assert_eq(store_open(store_dir, 0, &s), 0);
+	run = json_pack("{s:I, s:I, s:s, s:i, s:i}", "started_at", T0, "finished_at", T0 + 2000000,
+			"result", "success", "crashes_archived", 2, "records_erased", 5);
+	cr_assert_eq(store_write_last_archive(s, run), 0);
+
+	cr_assert(asprintf(&pdir, "--pstore-dir=%s", pstore) > 0);
+	cr_assert(asprintf(&sdir, "--sysfs-dir=%s", sys) > 0);
+	v = RUN_JSON("status", pdir, sdir, "--json");
+	p = json_object_get(v, "pstore");
+	st = json_object_get(v, "store");
+	cr_assert_eq(json_is_false(json_object_get(p, "mounted")), true);
+	cr_assert_str_eq(json_string_value(json_object_get(p, "backend")), "erst");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(json_object_get(p, "parameters"), "compress")),
+		"deflate");
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(p, "records"), "count")),
+		     3);
+	cr_assert_eq(json_integer_value(json_object_get(
+			     json_object_get(json_object_get(p, "records"), "backends"), "erst")),
+		     2);
+	cr_assert_eq(
+		json_integer_value(json_object_get(
+			json_object_get(json_object_get(p, "records"), "backends"), "efi_pstore")),
+		1);
+	cr_assert(json_is_true(json_object_get(json_object_get(p, "erst"), "present")));
+	cr_assert_eq(json_integer_value(json_object_get(st, "crashes")), CRASHES);
+	cr_assert_eq(json_integer_value(json_object_get(st, "upload_waiting")),
+		     4); /* 0, 5, 10, 15 */
+	cr_assert_gt(json_integer_value(json_object_get(st, "bytes")), 0);
+	cr_assert_str_eq(
+		json_string_value(json_object_get(json_object_get(st, "last_archive"), "result")),
+		"success");
+
+	r = RUN("status", pdir, sdir);
+	cr_assert_eq(r.status, 0);
+	cr_assert_not_null(strstr(r.out, "is not mounted"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "      Backend: erst\n"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "   Parameters: backend=erst compress=deflate\n"));
+	cr_assert_not_null(strstr(r.out, "      Waiting: 3 records"));
+	cr_assert_not_null(strstr(r.out, "20 crashes"));
+	cr_assert_not_null(strstr(r.out, "       Upload: 4 crashes waiting\n"));
+	cr_assert_not_null(strstr(r.out, " Last archive: Tue 2026-12-01 00:00:02 UTC, success, 2 "
+					 "crashes archived, 5 records erased\n"),
+			   "%s", r.out);
+	cr_assert_not_null(strstr(r.err, "3 records in"), "%s", r.err);
+	run_free(&r);
+}
+
+Test(pstorectl, status_without_store_or_pstore)
+{
+	json_auto_t *v = NULL;
+	Run r;
+
+	snprintf(store_dir, sizeof(store_dir), "%s/no-such-store", tmpdir);
+	v = RUN_JSON("status", "--pstore-dir=/nonexistent", "--sysfs-dir=/nonexistent", "--json");
+	cr_assert(json_is_null(json_object_get(json_object_get(v, "pstore"), "backend")));
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(v, "store"), "errno")),
+		     ENOENT);
+	r = RUN("status", "--pstore-dir=/nonexistent", "--sysfs-dir=/nonexistent");
+	cr_assert_eq(r.status, 0);
+	cr_assert_not_null(strstr(r.out, "No such file or directory (nothing archived yet)"), "%s",
+			   r.out);
+	run_free(&r);
+}
