@@ -47,6 +47,8 @@ static const Verb verbs[] = {
 	{"status", 1, 1, false, verb_status, "Show pstore and store status", &status_options},
 	{"delete", 2, -1, false, verb_delete, "Delete crashes from the store",
 	 &global_options_only},
+	{"upload", 1, -1, false, verb_upload, "Send crashes to the collectors now",
+	 &upload_options},
 	{"help", 1, 1, false, verb_help, "Show this help", &global_options_only},
 };
 
@@ -103,11 +105,18 @@ static int verb_help(int argc, char *argv[])
 	       "     --group             One line per signature, with count, first and last time\n"
 	       "\nOptions of export:\n"
 	       "  -o --output=FILE       Write the document to FILE instead of stdout\n"
+	       "     --redacted          Redact it as an upload target would (see upload)\n"
+	       "\nOptions of upload [ID...]:\n"
+	       "     --target=NAME       Only the collector of [Target.NAME]\n"
+	       "     --force             Also resend sent and failed crashes, ignore the limits\n"
+	       "     --config=FILE       Read only FILE (default: %s/pstored.conf)\n"
+	       "     --dmi-dir=DIR       DMI serial numbers to redact (default: "
+	       "/sys/class/dmi/id)\n"
 	       "\nOptions of status:\n"
 	       "     --pstore-dir=DIR    The pstore file system (default: /sys/fs/pstore)\n"
 	       "     --sysfs-dir=DIR     Read kernel parameters below DIR (default: /sys)\n"
 	       "\nSee the pstorectl(1) man page for details.\n",
-	       PSTORED_LOCALSTATEDIR "/lib/pstored");
+	       PSTORED_LOCALSTATEDIR "/lib/pstored", PSTORED_SYSCONFDIR);
 	return 0;
 }
 

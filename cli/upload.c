@@ -20,30 +20,24 @@
 #include "log.h"
 #include "macro.h"
 #include "pstorectl.h"
+#include "upload-options.h"
 #include "upload.h"
 
-const char *arg_config;
-const char *arg_target;
+static const char *arg_config;
+static const char *arg_target;
+static const char *arg_dmi_dir;
 static bool arg_force;
-const char *arg_dmi_dir;
-
-enum {
-	ARG_TARGET = ARG_VERB_BASE + 0x40,
-	ARG_FORCE,
-	ARG_CONFIG,
-	ARG_DMI_DIR,
-};
 
 int handle_upload_config_option(int c, const char *arg)
 {
 	switch (c) {
-	case ARG_TARGET:
+	case ARG_UPLOAD_TARGET:
 		arg_target = arg;
 		return 0;
-	case ARG_CONFIG:
+	case ARG_UPLOAD_CONFIG:
 		arg_config = arg;
 		return 0;
-	case ARG_DMI_DIR:
+	case ARG_UPLOAD_DMI_DIR:
 		arg_dmi_dir = arg;
 		return 0;
 	default:
@@ -53,42 +47,54 @@ int handle_upload_config_option(int c, const char *arg)
 
 static int handle_upload_option(int c, const char *arg)
 {
-	if (c == ARG_FORCE) {
+	if (c == ARG_UPLOAD_FORCE) {
 		arg_force = true;
 		return 0;
 	}
 	return handle_upload_config_option(c, arg);
 }
 
-#define UPLOAD_CONFIG_OPTIONS                                                                      \
-	{"target", required_argument, NULL, ARG_TARGET},                                           \
-		{"config", required_argument, NULL, ARG_CONFIG},                                   \
-		{"dmi-dir", required_argument, NULL, ARG_DMI_DIR}
-
 static const struct option upload_option_table[] = {
-	UPLOAD_CONFIG_OPTIONS,
-	{"force", no_argument, NULL, ARG_FORCE},
-	{}};
+	UPLOAD_CONFIG_OPTIONS, {"force", no_argument, NULL, ARG_UPLOAD_FORCE}, {}};
 
 const VerbOptions upload_options = {upload_option_table, NULL, handle_upload_option};
-
-const struct option upload_config_option_table[] = {UPLOAD_CONFIG_OPTIONS, {}};
 
 int load_upload_config(PstoredConfig **ret)
 {
 	_cleanup_free_ char *error = NULL;
+	PstoredConfig *c = NULL;
 	int r;
 
-	r = pstored_config_load(arg_config, NULL, ret, &error);
+	r = pstored_config_load(arg_config, NULL, &c, &error);
 	if (r < 0)
 		return log_error_errno(r, "Failed to load the configuration: %s",
 				       error ?: "(no details)");
-	if (arg_target && !pstored_config_find_target(*ret, arg_target)) {
-		*ret = pstored_config_free(*ret);
+	if (arg_target && !pstored_config_find_target(c, arg_target)) {
+		pstored_config_free(c);
 		return log_error_errno(ENOENT, "No [Target.%s] section in %s: see pstored.conf(5).",
 				       arg_target, arg_config ?: "the configuration");
 	}
+	*ret = c;
 	return 0;
+}
+
+int upload_redactor_for_export(Redactor **ret)
+{
+	PstoredConfig *c = NULL;
+	const PstoredTarget *t;
+	char hostname[256] = "";
+	int r;
+
+	r = load_upload_config(&c);
+	if (r < 0)
+		return r;
+	t = arg_target	       ? pstored_config_find_target(c, arg_target)
+	    : c->n_targets > 0 ? &c->targets[0]
+			       : NULL;
+	(void)gethostname(hostname, sizeof(hostname) - 1);
+	r = upload_target_redactor(t, hostname, arg_dmi_dir, ret);
+	pstored_config_free(c);
+	return r;
 }
 
 /* What a terminal shows while many crashes go: one line, rewritten. */
@@ -102,8 +108,8 @@ static void print_bar(const UploadEvent *e)
 	const int width = 30;
 	int done = e->total ? (int)(e->index * width / e->total) : width;
 
-	printf("\r\033[K%-10s [%.*s%*s] %zu/%zu", e->target, done,
-	       "##############################", width - done, "", e->index, e->total);
+	printf("\r\033[K%-10s [%.*s%*s] %zu/%zu", e->target, done, "##############################",
+	       width - done, "", e->index, e->total);
 	fflush(stdout);
 }
 
@@ -179,7 +185,8 @@ int verb_upload(int argc, char *argv[])
 
 	printf("%u sent, %u deferred, %u failed", sum.sent, sum.deferred, sum.failed);
 	if (sum.not_due > 0)
-		printf(", %u held back (Retry-After or daily limit; --force sends them)", sum.not_due);
+		printf(", %u held back (Retry-After or daily limit; --force sends them)",
+		       sum.not_due);
 	printf(".\n");
 	r = sum.deferred > 0 || sum.failed > 0 ? -EAGAIN : 0;
 finish:

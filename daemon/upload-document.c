@@ -18,8 +18,7 @@ void upload_document_done(UploadDocument *d)
 	*d = (UploadDocument){};
 }
 
-int upload_document_json_object(Store *s, const char *id, const Redactor *redactor,
-				json_t **ret)
+int upload_document_json_object(Store *s, const char *id, const Redactor *redactor, json_t **ret)
 {
 	json_auto_t *doc = NULL;
 	int r;
@@ -64,7 +63,8 @@ int upload_document_json(const UploadDocumentContext *c, UploadDocument *ret)
 	with_nl[len] = '\n';
 	with_nl[len + 1] = '\0';
 
-	*ret = (UploadDocument){.data = with_nl, .len = len + 1, .content_type = "application/json"};
+	*ret = (UploadDocument){
+		.data = with_nl, .len = len + 1, .content_type = "application/json"};
 	return 0;
 }
 
@@ -76,7 +76,7 @@ static int journal_message(json_t *crash, char **ret)
 	const char *reason = json_string_value(json_object_get(crash, "reason")) ?: "unknown";
 	const char *line = json_string_value(json_object_get(analysis, "message"));
 	const char *id = json_string_value(json_object_get(crash, "id"));
-	const char *what = streq(kind, "hardware-error")	  ? "Hardware error"
+	const char *what = streq(kind, "hardware-error")      ? "Hardware error"
 			   : streq(kind, "previous-boot-log") ? "Log of a previous boot"
 							      : "Kernel crash";
 
@@ -146,8 +146,7 @@ int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
 	if (r < 0)
 		return r;
 
-	*ret = (UploadDocument){.data = TAKE_PTR(buf),
-				.len = len,
-				.content_type = "application/vnd.fdo.journal"};
+	*ret = (UploadDocument){
+		.data = TAKE_PTR(buf), .len = len, .content_type = "application/vnd.fdo.journal"};
 	return 0;
 }

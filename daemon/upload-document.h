@@ -34,8 +34,7 @@ typedef struct UploadDocument {
 } UploadDocument;
 
 /* The http-json document as JSON (what "pstorectl export --redacted" prints). */
-int upload_document_json_object(Store *s, const char *id, const Redactor *redactor,
-				json_t **ret);
+int upload_document_json_object(Store *s, const char *id, const Redactor *redactor, json_t **ret);
 int upload_document_json(const UploadDocumentContext *c, UploadDocument *ret);
 int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret);
 void upload_document_done(UploadDocument *d);

@@ -55,18 +55,17 @@ int journal_export_end_entry(FILE *f)
 /* crash.json string fields sent as they are, and the analysis fields. */
 static const struct {
 	const char *field, *key;
-} crash_fields[] = {
-	{"PSTORE_CRASH_ID", "id"},
-	{"PSTORE_KIND", "kind"},
-	{"PSTORE_REASON", "reason"},
-	{"PSTORE_DUMP_REASON", "pstore_reason"},
-	{"PSTORE_BACKEND", "backend"},
-	{"PSTORE_SEVERITY", "severity"},
-}, analysis_fields[] = {
-	{"KERNEL_VERSION", "kernel_version"},
-	{"CRASH_SIGNATURE", "signature"},
-	{"CRASH_FUNCTION", "function"},
-	{"CRASH_MODULE", "module"},
+} crash_fields[] =
+	{
+		{"PSTORE_CRASH_ID", "id"},     {"PSTORE_KIND", "kind"},
+		{"PSTORE_REASON", "reason"},   {"PSTORE_DUMP_REASON", "pstore_reason"},
+		{"PSTORE_BACKEND", "backend"}, {"PSTORE_SEVERITY", "severity"},
+},
+  analysis_fields[] = {
+	  {"KERNEL_VERSION", "kernel_version"},
+	  {"CRASH_SIGNATURE", "signature"},
+	  {"CRASH_FUNCTION", "function"},
+	  {"CRASH_MODULE", "module"},
 };
 
 static const char *message_id_of_kind(const char *kind)

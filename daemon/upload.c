@@ -87,22 +87,26 @@ static int read_token(const PstoredTarget *cfg, char **ret)
 
 	r = read_full_file_at(AT_FDCWD, cfg->token_file, TOKEN_FILE_MAX, &token, &len);
 	if (r == -EFBIG)
-		return log_error_errno(r, "[Target.%s] TokenFile=%s is over %u bytes: not a token "
+		return log_error_errno(r,
+				       "[Target.%s] TokenFile=%s is over %u bytes: not a token "
 				       "file (it should hold the bearer token on one line).",
 				       cfg->name, cfg->token_file, TOKEN_FILE_MAX);
 	if (r == -ELOOP)
-		return log_error_errno(r, "[Target.%s] TokenFile=%s is a symbolic link: refused "
+		return log_error_errno(r,
+				       "[Target.%s] TokenFile=%s is a symbolic link: refused "
 				       "(point TokenFile= at the file itself).",
 				       cfg->name, cfg->token_file);
 	if (r < 0)
-		return log_error_errno(r, "[Target.%s] Cannot read TokenFile=%s: %m (it should be "
+		return log_error_errno(r,
+				       "[Target.%s] Cannot read TokenFile=%s: %m (it should be "
 				       "a file readable by root only, holding the bearer token).",
 				       cfg->name, cfg->token_file);
 	while (len > 0 && isspace((unsigned char)token[len - 1]))
 		token[--len] = '\0';
 	if (len == 0 || strpbrk(token, "\r\n")) {
 		explicit_bzero(token, len);
-		return log_error_errno(EINVAL, "[Target.%s] TokenFile=%s must hold the bearer token "
+		return log_error_errno(EINVAL,
+				       "[Target.%s] TokenFile=%s must hold the bearer token "
 				       "on one line.",
 				       cfg->name, cfg->token_file);
 	}
@@ -152,7 +156,8 @@ int upload_target_redactor(const PstoredTarget *cfg, const char *hostname, const
 
 		k = redactor_add_regex(r, cfg->redact_regex[i], &error);
 		if (k == -EINVAL)
-			return log_error_errno(k, "[Target.%s] RedactRegex=%s: %s (use a POSIX "
+			return log_error_errno(k,
+					       "[Target.%s] RedactRegex=%s: %s (use a POSIX "
 					       "extended regular expression).",
 					       cfg->name, cfg->redact_regex[i], error ?: "invalid");
 	}
@@ -296,7 +301,8 @@ static char *describe_response(const char *url, const UploadHttpResponse *resp)
 		return NULL;
 
 	if (resp->status == 0 && resp->tls_error)
-		k = asprintf(&msg, "%s: %s (the collector's TLS certificate could not be verified: "
+		k = asprintf(&msg,
+			     "%s: %s (the collector's TLS certificate could not be verified: "
 			     "set CAFile= to the CA that signed it)",
 			     masked, resp->error);
 	else if (resp->status == 0)
@@ -305,8 +311,8 @@ static char *describe_response(const char *url, const UploadHttpResponse *resp)
 		excerpt = answer_excerpt(resp->body);
 		if (!excerpt)
 			return NULL;
-		k = asprintf(&msg, "%s: HTTP %ld%s%s", masked, resp->status,
-			     *excerpt ? ": " : "", excerpt);
+		k = asprintf(&msg, "%s: HTTP %ld%s%s", masked, resp->status, *excerpt ? ": " : "",
+			     excerpt);
 	}
 	return k < 0 ? NULL : msg;
 }
@@ -360,7 +366,7 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 		.machine_id = host->machine_id,
 	};
 	r = t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE ? upload_document_journal(&ctx, &doc)
-							    : upload_document_json(&ctx, &doc);
+							  : upload_document_json(&ctx, &doc);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0) {
@@ -396,8 +402,8 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 			     "more can go after %s",
 			     t->cfg->max_per_day, t->cfg->max_bytes_per_day, t->quota.crashes,
 			     t->quota.bytes,
-			     format_timestamp(when, upload_quota_frees_at(&t->quota), false) ?: "a day")
-		    < 0)
+			     format_timestamp(when, upload_quota_frees_at(&t->quota), false)
+				     ?: "a day") < 0)
 			return log_oom();
 		*ret_state = NULL;
 		return 0;
@@ -406,12 +412,15 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE)
 		url = strdup(t->cfg->url);
 	else {
-		UploadUrlValues v = {.id = id, .hostname = host->hostname,
-				     .machine_id = json_string_value(json_object_get(crash, "machine_id"))
-							   ?: host->machine_id};
+		UploadUrlValues v = {.id = id,
+				     .hostname = host->hostname,
+				     .machine_id =
+					     json_string_value(json_object_get(crash, "machine_id"))
+						     ?: host->machine_id};
 		r = upload_url_expand(t->cfg->url, &v, &url);
 		if (r == -EINVAL)
-			return log_error_errno(r, "[Target.%s] URL=%s: unknown {placeholder} (use "
+			return log_error_errno(r,
+					       "[Target.%s] URL=%s: unknown {placeholder} (use "
 					       "{id}, {hostname}, {machine_id}).",
 					       t->cfg->name, t->masked_url);
 	}
@@ -438,8 +447,9 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 		return log_oom();
 	}
 
-	outcome = resp.status == 0 ? UPLOAD_RETRY
-				   : upload_outcome_from_status(resp.status, streq(req.method, "PUT"));
+	outcome = resp.status == 0
+			  ? UPLOAD_RETRY
+			  : upload_outcome_from_status(resp.status, streq(req.method, "PUT"));
 	switch (outcome) {
 	case UPLOAD_SENT:
 		res->result = UPLOAD_RESULT_SENT;
@@ -515,10 +525,11 @@ static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const Up
 	int r;
 
 	if (t->n_due > 0 && !o->force && t->throttled_until > now) {
-		log_info("[Target.%s] %s asked to wait (Retry-After): %zu crashes stay queued until "
-			 "%s.",
-			 t->cfg->name, t->masked_url, t->n_due,
-			 format_timestamp(when, t->throttled_until, false) ?: "later");
+		log_info(
+			"[Target.%s] %s asked to wait (Retry-After): %zu crashes stay queued until "
+			"%s.",
+			t->cfg->name, t->masked_url, t->n_due,
+			format_timestamp(when, t->throttled_until, false) ?: "later");
 		sum->not_due += t->n_due;
 		return 0;
 	}
@@ -550,7 +561,8 @@ static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const Up
 				r = store_update_crash(s, t->due[i], crash);
 			if (r < 0) {
 				free(res.message);
-				return log_error_errno(r, "Failed to record the upload state of crash "
+				return log_error_errno(r,
+						       "Failed to record the upload state of crash "
 						       "%s in %s: %m",
 						       t->due[i], store_path(s));
 			}
@@ -577,7 +589,8 @@ int upload_run(const UploadOptions *o, UploadSummary *ret)
 	int r;
 
 	if (o->target && !pstored_config_find_target(o->config, o->target))
-		return log_error_errno(ENOENT, "No [Target.%s] section in the configuration: see "
+		return log_error_errno(ENOENT,
+				       "No [Target.%s] section in the configuration: see "
 				       "pstored.conf(5).",
 				       o->target);
 	if (o->config->n_targets == 0) {

@@ -42,11 +42,11 @@ typedef void (*UploadProgress)(const UploadEvent *e, void *userdata);
 typedef struct UploadOptions {
 	const char *store_dir;
 	const PstoredConfig *config;
-	const char *target;	/* only this target; NULL: all */
-	char *const *ids;	/* only these crash ids (full ids), NULL-terminated; NULL: all */
-	bool now;		/* ignore the backoff wait */
-	bool force;		/* also resend sent and failed crashes; ignore limits, Retry-After */
-	const char *dmi_dir;	/* DMI serial numbers to redact; NULL: /sys/class/dmi/id */
+	const char *target;  /* only this target; NULL: all */
+	char *const *ids;    /* only these crash ids (full ids), NULL-terminated; NULL: all */
+	bool now;	     /* ignore the backoff wait */
+	bool force;	     /* also resend sent and failed crashes; ignore limits, Retry-After */
+	const char *dmi_dir; /* DMI serial numbers to redact; NULL: /sys/class/dmi/id */
 	UploadProgress progress; /* may be NULL */
 	void *userdata;
 } UploadOptions;

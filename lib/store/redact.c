@@ -402,7 +402,8 @@ int redact_export_document(const Redactor *r, json_t *doc)
 			continue;
 		if (json_is_true(json_object_get(record, "compressed"))) {
 			if (json_object_del(record, "data") < 0 ||
-			    json_object_set_new(record, "data_omitted", json_string("redacted")) < 0)
+			    json_object_set_new(record, "data_omitted", json_string("redacted")) <
+				    0)
 				return -ENOMEM;
 		} else if (record_is_text(record)) {
 			k = redact_record_data(r, record);

@@ -16,7 +16,8 @@ PSTORECTL="$top_builddir/cli/pstorectl"
 MAKE_CRASHES="$top_builddir/tests/upload/make-crashes"
 JOURNAL_REMOTE=/usr/lib/systemd/systemd-journal-remote
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/pstored-upload.XXXXXX")
+# tmpfs: the store fsyncs every change, and the disk is shared with everything else.
+T=$(mktemp -d "${TMPDIR:-/dev/shm}/pstored-upload.XXXXXX")
 STORE="$T/store"
 server_pids=""
 
@@ -254,5 +255,5 @@ pstorectl_upload() {
 # pstorectl_export ARGS...: "pstorectl export" likewise.
 pstorectl_export() {
 	unshare -u sh -c 'hostname "$0"; exec "$@"' "$UPLOAD_HOSTNAME" \
-		"$PSTORECTL" --store-dir="$STORE" export "$@"
+		"$PSTORECTL" --store-dir="$STORE" export --dmi-dir="$T/dmi" "$@"
 }

@@ -33,7 +33,8 @@ static int make_crash(Store *s, unsigned n, const char *hostname, const char *se
 	int r;
 
 	if (asprintf(&log,
-		     "<6>[    1.000000] Linux version 6.1.0-17-amd64 (debian-kernel@lists.debian.org)\n"
+		     "<6>[    1.000000] Linux version 6.1.0-17-amd64 "
+		     "(debian-kernel@lists.debian.org)\n"
 		     "<6>[    2.000000] DMI: ACME Server X1/Board, BIOS 1.2 serial %s\n"
 		     "<6>[    3.000000] e1000e 0000:00:19.0 eth0: (PCI Express:2.5GT/s) "
 		     "52:54:00:12:34:%02x\n"
@@ -73,21 +74,21 @@ static int make_crash(Store *s, unsigned n, const char *hostname, const char *se
 	if (r < 0)
 		return log_error_errno(r, "Failed to write crash %s: %m", id);
 
-	crash = json_pack(
-		"{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:s, s:s, s:b, s:[], "
-		"s:[{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:I, s:b}], "
-		"s:{s:s, s:s, s:s, s:s, s:s, s:s}}",
-		"schema_version", 1, "id", id, "kind", "kernel-crash", "reason", "panic",
-		"pstore_reason", "Panic", "dump_count", 1, "backend", "erst", "time",
-		(json_int_t)now, "archived_at", (json_int_t)now, "boot_id",
-		"0123456789abcdef0123456789abcdef", "machine_id", "fedcba9876543210fedcba9876543210",
-		"complete", 1, "parts_missing", "records", "name", name, "type",
-		"dmesg", "backend", "erst", "record_id", name + strlen("dmesg-erst-"), "part", 1,
-		"size", (json_int_t)strlen(record), "sha256", digest, "time", (json_int_t)now,
-		"compressed", 0, "analysis", "reason", "panic", "message",
-		"Kernel panic - not syncing: sysrq triggered crash", "function",
-		"sysrq_handle_crash", "kernel_version", "6.1.0-17-amd64", "comm", "bash",
-		"signature", "kernel-sysrq_handle_crash-0123abcd");
+	crash = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:s, s:s, s:b, s:[], "
+			  "s:[{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:I, s:b}], "
+			  "s:{s:s, s:s, s:s, s:s, s:s, s:s}}",
+			  "schema_version", 1, "id", id, "kind", "kernel-crash", "reason", "panic",
+			  "pstore_reason", "Panic", "dump_count", 1, "backend", "erst", "time",
+			  (json_int_t)now, "archived_at", (json_int_t)now, "boot_id",
+			  "0123456789abcdef0123456789abcdef", "machine_id",
+			  "fedcba9876543210fedcba9876543210", "complete", 1, "parts_missing",
+			  "records", "name", name, "type", "dmesg", "backend", "erst", "record_id",
+			  name + strlen("dmesg-erst-"), "part", 1, "size",
+			  (json_int_t)strlen(record), "sha256", digest, "time", (json_int_t)now,
+			  "compressed", 0, "analysis", "reason", "panic", "message",
+			  "Kernel panic - not syncing: sysrq triggered crash", "function",
+			  "sysrq_handle_crash", "kernel_version", "6.1.0-17-amd64", "comm", "bash",
+			  "signature", "kernel-sysrq_handle_crash-0123abcd");
 	if (!crash)
 		return log_oom();
 	r = store_txn_commit(t, crash);

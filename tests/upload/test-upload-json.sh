@@ -24,8 +24,7 @@ write_config "$T/pstored.conf" \
 	"TokenFile=$T/token"
 
 ids=$(make_crashes 3)
-pstored_upload >"$T/out" 2>&1 || { cat "$T/out"; fail "pstored upload failed"; }
-cat "$T/out"
+pstorectl_upload >"$T/out" 2>&1 || { cat "$T/out"; fail "pstorectl upload failed"; }
 
 for id in $ids; do
 	doc="$T/www/crashes/fedcba9876543210fedcba9876543210/$id.json"
@@ -34,19 +33,19 @@ for id in $ids; do
 	[ "$(upload_field "$id" docs status)" = 201 ] || fail "crash $id: status not 201"
 
 	# Byte for byte what the documented command shows.
-	pstorectl_export --redacted --json=short --target=docs "$id" >"$T/expected.json"
+	pstorectl_export --redacted --json=short --config="$T/pstored.conf" --target=docs "$id" >"$T/expected.json"
 	cmp "$doc" "$T/expected.json" || fail "crash $id: stored document differs from export"
 
 	# Redacted: addresses, MAC, hostname, DMI serial are gone; the panic is there.
-	for secret in 10.0. fe80::5054 52:54:00 "$UPLOAD_HOSTNAME" PF2ABC9Z; do
-		python3 - "$doc" "$secret" <<-'EOF' || fail "crash $id: '$secret' was sent"
-			import base64, json, sys
-			d = json.load(open(sys.argv[1]))
-			texts = [json.dumps(d)] + [base64.b64decode(r["data"]).decode()
-			                           for r in d["records"] if "data" in r]
-			sys.exit(any(sys.argv[2] in t for t in texts))
-		EOF
-	done
+	python3 - "$doc" 10.0. fe80::5054 52:54:00 "$UPLOAD_HOSTNAME" PF2ABC9Z <<-'EOF' ||
+		import base64, json, sys
+		d = json.load(open(sys.argv[1]))
+		texts = [json.dumps(d)] + [base64.b64decode(r["data"]).decode()
+		                           for r in d["records"] if "data" in r]
+		leaked = [s for s in sys.argv[2:] if any(s in t for t in texts)]
+		sys.exit("sent unredacted: %s" % leaked if leaked else 0)
+	EOF
+		fail "crash $id: not redacted"
 	grep -q 'sysrq triggered crash' "$doc" || fail "crash $id: the log is missing"
 	grep -q '\[IPv4\]' "$doc" || fail "crash $id: no [IPv4] tag"
 
@@ -57,13 +56,13 @@ done
 # One connection for the batch.
 [ "$(awk '{print $4}' "$T/nginx/access.log" | sort -u | wc -l)" = 1 ] ||
 	fail "the batch used more than one connection"
-grep -q '3 sent, 0 deferred, 0 failed.*over 1 connection' "$T/out" || fail "wrong summary"
+grep -q '^3 sent, 0 deferred, 0 failed.$' "$T/out" || fail "wrong summary"
 
 # The token is in no message and in no state file.
 ! grep -r "s3cr3t" "$T/out" "$STORE" || fail "the token leaked"
 
 # A second run has nothing to do.
-pstored_upload >"$T/out" 2>&1 || fail "second run failed"
+pstorectl_upload >"$T/out" 2>&1 || fail "second run failed"
 [ "$(count_requests '^PUT')" = 3 ] || fail "a second run sent again"
 
 # --force sends again; PUT replaces, so the collector still has one document each.
@@ -77,7 +76,7 @@ write_config "$T/pstored.conf" \
 	"URL=https://127.0.0.1:$NGINX_TLS_PORT/post/{id}" \
 	"CAFile=$T/tls/server-ca.pem" \
 	"ClientCertificate=$T/tls/client.pem" "ClientKey=$T/tls/client.key" "Redact=no"
-pstored_upload >"$T/out" 2>&1 || { cat "$T/out"; fail "upload over HTTPS failed"; }
+pstorectl_upload >"$T/out" 2>&1 || { cat "$T/out"; fail "upload over HTTPS failed"; }
 for id in $ids; do
 	[ "$(count_requests "^POST /post/$id 201 .* HTTP/2.0 $id application/json .* SUCCESS$")" = 1 ] ||
 		fail "crash $id: no HTTP/2 POST with a verified client certificate"

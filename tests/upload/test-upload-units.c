@@ -130,7 +130,7 @@ Test(upload_policy, quota_counts_the_last_day)
 
 	upload_quota_init(&q, 2, 1000);
 	upload_quota_count(&q, now, now - UPLOAD_QUOTA_WINDOW_USEC, 400); /* a day ago: out */
-	upload_quota_count(&q, now, now + 60, 400);			 /* future: ignored */
+	upload_quota_count(&q, now, now + 60, 400);			  /* future: ignored */
 	cr_expect_eq(q.crashes, 0);
 	cr_expect(upload_quota_allows(&q, 1000));
 	cr_expect_not(upload_quota_allows(&q, 1001));
