@@ -14,6 +14,7 @@
 #include "crash-util.h"
 #include "log.h"
 #include "pager.h"
+#include "parse-util.h"
 #include "pstorectl.h"
 #include "table.h"
 
@@ -47,8 +48,7 @@ static int parse_time_option(const char *name, const char *arg, usec_t *ret)
 
 static int handle_list_option(int c, const char *arg)
 {
-	char *end;
-	unsigned long long n;
+	uint64_t n;
 
 	switch (c) {
 	case 'S':
@@ -65,9 +65,7 @@ static int handle_list_option(int c, const char *arg)
 		arg_signature = arg;
 		return 0;
 	case 'n':
-		errno = 0;
-		n = strtoull(arg, &end, 10);
-		if (!*arg || *end || errno || arg[0] == '-')
+		if (parse_uint64(arg, &n) < 0 || n > SIZE_MAX)
 			return log_error_errno(
 				EINVAL,
 				"Invalid number of crashes '%s' for -n/--lines: give a "

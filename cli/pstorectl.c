@@ -49,6 +49,7 @@ static const Verb verbs[] = {
 	 &global_options_only},
 	{"upload", 1, -1, false, verb_upload, "Send crashes to the collectors now",
 	 &upload_options},
+	{"vacuum", 1, 1, false, verb_vacuum, "Apply the retention limits now", &vacuum_options},
 	{"help", 1, 1, false, verb_help, "Show this help", &global_options_only},
 };
 
@@ -105,6 +106,8 @@ static int verb_help(int argc, char *argv[])
 	       "     --group             One line per signature, with count, first and last time\n"
 	       "\nOptions of export:\n"
 	       "  -o --output=FILE       Write the document to FILE instead of stdout\n"
+	       "\nOptions of vacuum:\n"
+	       "     --config=FILE       Read the retention limits from FILE only\n"
 	       "     --redacted          Redact it as an upload target would (see upload)\n"
 	       "\nOptions of upload [ID...]:\n"
 	       "     --target=NAME       Only the collector of [Target.NAME]\n"

@@ -40,6 +40,7 @@ extern const VerbOptions list_options;
 extern const VerbOptions export_options;
 extern const VerbOptions status_options;
 extern const VerbOptions upload_options;
+extern const VerbOptions vacuum_options;
 
 /* Prints a JSON value in the format chosen with --json. */
 int print_json(json_t *v);
@@ -51,3 +52,4 @@ int verb_export(int argc, char *argv[]);
 int verb_status(int argc, char *argv[]);
 int verb_delete(int argc, char *argv[]);
 int verb_upload(int argc, char *argv[]);
+int verb_vacuum(int argc, char *argv[]);

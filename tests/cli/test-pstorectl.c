@@ -735,3 +735,71 @@ Test(pstorectl, status_without_store_or_pstore)
 			   r.out);
 	run_free(&r);
 }
+
+static char *write_config(const char *text)
+{
+	char *path = NULL;
+
+	cr_assert(asprintf(&path, "%s/pstored.conf", tmpdir) > 0);
+	write_text(tmpdir, "pstored.conf", text);
+	return path;
+}
+
+Test(pstorectl, vacuum)
+{
+	_cleanup_free_ char *conf = write_config("[Store]\nMaxCrashes=15\nKeepUnsent=no\n");
+	_cleanup_free_ char *opt = NULL;
+	json_auto_t *v = NULL, *after = NULL;
+
+	cr_assert(asprintf(&opt, "--config=%s", conf) > 0);
+	v = RUN_JSON("vacuum", opt, "--json=short");
+	cr_assert_eq(json_array_size(json_object_get(v, "removed")), 5);
+	for (int i = 0; i < 5; i++)
+		cr_assert_str_eq(
+			json_string_value(json_array_get(json_object_get(v, "removed"), i)),
+			ids[i]);
+	after = RUN_JSON("--json", "list");
+	cr_assert_eq(json_array_size(after), 15);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(after, 0), "id")),
+			 ids[5]);
+}
+
+Test(pstorectl, vacuum_keeps_unsent)
+{
+	/* Crashes 0, 5, 10 and 15 wait for upload: of the 5 oldest, crash 0 stays. */
+	_cleanup_free_ char *conf = write_config("[Store]\nMaxCrashes=15\n");
+	_cleanup_free_ char *opt = NULL;
+	json_auto_t *v = NULL;
+	Run r;
+
+	cr_assert(asprintf(&opt, "--config=%s", conf) > 0);
+	v = RUN_JSON("--json", "vacuum", opt);
+	cr_assert_eq(json_array_size(json_object_get(v, "removed")), 5);
+	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(v, "removed"), 0)),
+			 ids[1]);
+	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(v, "removed"), 4)),
+			 ids[6]);
+
+	/* Within the limits now: nothing more goes. */
+	r = RUN("vacuum", opt);
+	cr_assert_eq(r.status, 0);
+	cr_assert_not_null(strstr(r.err, "Nothing to remove"), "%s", r.err);
+	run_free(&r);
+}
+
+Test(pstorectl, vacuum_bad_config)
+{
+	_cleanup_free_ char *conf = write_config("[Store]\nMaxCrashes=lots\n");
+	_cleanup_free_ char *opt = NULL;
+	json_auto_t *after = NULL;
+	Run r;
+
+	cr_assert(asprintf(&opt, "--config=%s", conf) > 0);
+	r = RUN("vacuum", opt);
+	cr_assert_eq(r.status, 1);
+	cr_assert_not_null(strstr(r.err, "pstored.conf:2:"), "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "MaxCrashes"), "%s", r.err);
+	run_free(&r);
+	after = RUN_JSON("--json", "list");
+	cr_assert_eq(json_array_size(after), CRASHES);
+}

@@ -1,0 +1,734 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * "pstored archive": every crash in pstore goes into the store (durably),
+ * then into the journal, and only then are its records erased. A run
+ * interrupted anywhere and run again finds the crash by its id (derived from
+ * the key record, which is erased last) in the store and in the journal, and
+ * does only what is left.
+ *
+ * Memory: one record at a time, plus one crash's log (mapped from its file).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-id128.h>
+#include <systemd/sd-journal.h>
+
+#include "archive-journal.h"
+#include "config/config.h"
+#include "cper/cper.h"
+#include "fs-util.h"
+#include "log.h"
+#include "macro.h"
+#include "pstore-mount.h"
+#include "pstore/pstore.h"
+#include "pstored.h"
+#include "sha256-util.h"
+#include "store/store.h"
+#include "time-util.h"
+
+typedef struct Archive {
+	const PstoredConfig *config;
+	const char *pstore_dir;
+	int pstore_fd;
+	Store *store; /* NULL unless Storage=both|store */
+	bool journal;
+	bool unlink;
+	sd_journal *journal_reader;
+	char boot_id[SD_ID128_STRING_MAX], machine_id[SD_ID128_STRING_MAX];
+	unsigned archived, already, dropped, failed;
+} Archive;
+
+/* Where a crash's log is assembled: its dmesg.txt in the store, or a memfd. */
+typedef struct LogSink {
+	StoreTxn *txn;
+	int fd;
+	uint64_t size;
+} LogSink;
+
+static int log_sink_write(LogSink *l, const char *buf, size_t len)
+{
+	int r;
+
+	if (len == 0)
+		return 0;
+	r = l->txn ? store_txn_append(l->txn, "dmesg.txt", buf, len) : write_full(l->fd, buf, len);
+	if (r < 0)
+		return r;
+	l->size += len;
+	return 0;
+}
+
+typedef struct Mapped {
+	char *data;
+	size_t len;
+} Mapped;
+
+static void mapped_done(Mapped *m)
+{
+	if (m->data && m->len > 0)
+		munmap(m->data, m->len);
+}
+
+static int map_fd(int fd, Mapped *ret)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_size == 0) {
+		*ret = (Mapped){.data = (char *)"", .len = 0};
+		return 0;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	*ret = (Mapped){.data = p, .len = (size_t)st.st_size};
+	return 0;
+}
+
+static int log_sink_map(LogSink *l, Mapped *ret)
+{
+	_cleanup_close_ int fd = -1;
+
+	if (l->size == 0) {
+		*ret = (Mapped){.data = (char *)"", .len = 0};
+		return 0;
+	}
+	if (!l->txn)
+		return map_fd(l->fd, ret);
+	fd = store_txn_open_file(l->txn, "dmesg.txt");
+	if (fd < 0)
+		return fd;
+	return map_fd(fd, ret);
+}
+
+static const char *dump_reason_to_reason(const char *dump_reason)
+{
+	static const char *const known[] = {"panic", "oops", "emergency", "shutdown"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (strcasecmp(dump_reason, known[i]) == 0)
+			return known[i];
+	return "unknown";
+}
+
+static const char *crash_reason(const PstoreCrash *c)
+{
+	const PstoreRecord *key = c->key;
+
+	if (key->has_header)
+		return dump_reason_to_reason(key->header.reason);
+	if (c->kind == PSTORE_CRASH_HARDWARE_ERROR)
+		return key->name_parsed && key->n.type == PSTORE_TYPE_MCE ? "mce" : "cper";
+	if (key->name_parsed && pstore_type_is_log(key->n.type))
+		return key->n.type_name;
+	return "unknown";
+}
+
+static const char *crash_kind_description(PstoreCrashKind k)
+{
+	static const char *const descriptions[] = {
+		[PSTORE_CRASH_KERNEL] = "kernel crash",
+		[PSTORE_CRASH_HARDWARE_ERROR] = "hardware error",
+		[PSTORE_CRASH_PREVIOUS_BOOT_LOG] = "previous-boot log",
+	};
+	BUILD_BUG_ON(ARRAY_SIZE(descriptions) != _PSTORE_CRASH_KIND_MAX);
+
+	return descriptions[k];
+}
+
+static bool crash_is_logs_only(const PstoreCrash *c)
+{
+	for (size_t i = 0; i < c->n_records; i++)
+		if (!c->records[i]->name_parsed || !pstore_type_is_log(c->records[i]->n.type))
+			return false;
+	return true;
+}
+
+/* Text records go into dmesg.txt; hardware errors and unknown binary records do not. */
+static bool record_is_text(const PstoreCrash *c, const PstoreRecord *r)
+{
+	if (c->kind == PSTORE_CRASH_HARDWARE_ERROR || !r->name_parsed)
+		return false;
+	return r->n.type == PSTORE_TYPE_DMESG || pstore_type_is_log(r->n.type);
+}
+
+static void log_record_error(const Archive *a, const PstoreRecord *r, int error)
+{
+	if (error == -EFBIG)
+		log_error("%s/%s: record is %" PRIu64 " bytes, more than MaxRecordSize=%" PRIu64
+			  "; left in pstore (raise MaxRecordSize= in pstored.conf to archive it)",
+			  a->pstore_dir, r->name, r->size, a->config->max_record_size);
+	else if (error == -EBADMSG && r->name_parsed && r->n.compressed)
+		log_error("%s/%s: compressed record is corrupt (%s); left in pstore", a->pstore_dir,
+			  r->name, strerror(-error));
+	else
+		log_error_errno(error, "%s/%s: cannot read record: %m; left in pstore",
+				a->pstore_dir, r->name);
+}
+
+/* Reads a record, with its SHA-256, and the inflated bytes of an .enc.z one. */
+static int read_record(Archive *a, const PstoreRecord *r, char **ret_raw, size_t *ret_raw_len,
+		       char **ret_data, size_t *ret_data_len, char hex[static SHA256_HEX_SIZE])
+{
+	_cleanup_free_ char *raw = NULL, *data = NULL;
+	size_t raw_len, data_len = 0;
+	int k;
+
+	k = pstore_record_read(a->pstore_fd, r, a->config->max_record_size, &raw, &raw_len);
+	if (k < 0)
+		return k;
+	k = sha256_hex(raw, raw_len, hex);
+	if (k < 0)
+		return k;
+	if (r->name_parsed && r->n.compressed) {
+		k = pstore_record_inflate(raw, raw_len, a->config->max_record_size, &data,
+					  &data_len);
+		if (k < 0)
+			return k;
+	}
+	*ret_raw = TAKE_PTR(raw);
+	*ret_raw_len = raw_len;
+	*ret_data = TAKE_PTR(data);
+	*ret_data_len = data_len;
+	return 0;
+}
+
+/*
+ * The crash id: name-based UUID of the key record's name and SHA-256. The key
+ * record (the lowest part) is erased last, so an interrupted run leaves it
+ * and the rerun finds the same id.
+ */
+static int crash_id(Archive *a, const PstoreCrash *c, char id[static STORE_CRASH_ID_LEN + 1])
+{
+	_cleanup_free_ char *raw = NULL, *data = NULL, *name = NULL;
+	char hex[SHA256_HEX_SIZE], name_hex[SHA256_HEX_SIZE];
+	const char *digests[2] = {hex, name_hex};
+	size_t raw_len, data_len;
+	int r;
+
+	r = read_record(a, c->key, &raw, &raw_len, &data, &data_len, hex);
+	if (r < 0)
+		return r;
+	r = sha256_hex(c->key->name, strlen(c->key->name), name_hex);
+	if (r < 0)
+		return r;
+	return store_crash_id_from_digests(digests, ARRAY_SIZE(digests), id);
+}
+
+static json_t *record_json(const PstoreRecord *r, const char *hex)
+{
+	json_t *o = json_pack("{s:s, s:I, s:s, s:I, s:b}", "name", r->name, "size",
+			      (json_int_t)r->size, "sha256", hex, "time", (json_int_t)r->time,
+			      "compressed", r->name_parsed && r->n.compressed);
+	char id[24];
+
+	if (!o || !r->name_parsed)
+		return o;
+	snprintf(id, sizeof(id), "%" PRIu64, r->n.id);
+	if (json_object_set_new(o, "type", json_string(r->n.type_name)) < 0 ||
+	    json_object_set_new(o, "backend", json_string(r->n.backend)) < 0 ||
+	    json_object_set_new(o, "record_id", json_string(id)) < 0 ||
+	    (r->has_header && json_object_set_new(o, "part", json_integer(r->header.part)) < 0)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int crash_json_new(Archive *a, const PstoreCrash *c, const char *id, json_t **ret)
+{
+	json_auto_t *crash = NULL, *missing = NULL, *upload = NULL;
+	uint64_t time = 0;
+
+	for (size_t i = 0; i < c->n_records; i++)
+		time = MAX(time, c->records[i]->time);
+	missing = json_array();
+	upload = json_object();
+	if (!missing || !upload)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_missing_parts; i++)
+		if (json_array_append_new(missing, json_integer(c->missing_parts[i])) < 0)
+			return -ENOMEM;
+
+	/* Crashes wait for upload to every configured target; logs of clean boots do not. */
+	for (size_t i = 0; c->kind != PSTORE_CRASH_PREVIOUS_BOOT_LOG && i < a->config->n_targets;
+	     i++)
+		if (json_object_set_new(
+			    upload, a->config->targets[i].name,
+			    json_pack("{s:s, s:i}", "state", "pending", "attempts", 0)) < 0)
+			return -ENOMEM;
+
+	crash = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:b, s:O, s:[], s:[], s:O}",
+			  "schema_version", STORE_SCHEMA_VERSION, "id", id, "kind",
+			  pstore_crash_kind_to_string(c->kind), "reason", crash_reason(c), "time",
+			  (json_int_t)time, "archived_at", (json_int_t)now_usec(), "boot_id",
+			  a->boot_id, "machine_id", a->machine_id, "complete",
+			  c->n_missing_parts == 0, "parts_missing", missing, "records", "logs",
+			  "upload", upload);
+	if (!crash)
+		return -ENOMEM;
+	if (c->key->name_parsed &&
+	    json_object_set_new(crash, "backend", json_string(c->key->n.backend)) < 0)
+		return -ENOMEM;
+	if (c->key->has_header &&
+	    (json_object_set_new(crash, "pstore_reason", json_string(c->key->header.reason)) < 0 ||
+	     json_object_set_new(crash, "dump_count", json_integer(c->key->header.count)) < 0))
+		return -ENOMEM;
+	*ret = TAKE_PTR(crash);
+	return 0;
+}
+
+/* x86 MCi_STATUS bits (Intel SDM 15.3.2.2). */
+#define MCI_STATUS_VAL (UINT64_C(1) << 63)
+#define MCI_STATUS_UC (UINT64_C(1) << 61)
+#define MCI_STATUS_PCC (UINT64_C(1) << 57)
+
+/* Severity of a struct mce from its status (little-endian u64 at offset 0), as the kernel grades it. */
+static const char *mce_severity(const char *buf, size_t len)
+{
+	uint64_t status = 0;
+
+	if (len < 8)
+		return "unknown";
+	for (size_t i = 0; i < 8; i++)
+		status |= (uint64_t)(uint8_t)buf[i] << (8 * i);
+	if (!(status & MCI_STATUS_VAL))
+		return "informational";
+	if (status & MCI_STATUS_UC)
+		return status & MCI_STATUS_PCC ? "fatal" : "recoverable";
+	return "corrected";
+}
+
+/* Decodes an mce or CPER record into crash["hardware_error"], its text into the log. */
+static int decode_hardware_error(const PstoreRecord *r, const char *buf, size_t len, LogSink *sink,
+				 json_t *crash)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t text_len = 0;
+	json_t *doc = NULL;
+	const char *severity;
+	bool mce = r->name_parsed && r->n.type == PSTORE_TYPE_MCE;
+	FILE *f;
+	int k;
+
+	k = mce ? cper_mce_decode_json(buf, len, &doc) : cper_decode_json(buf, len, &doc);
+	if (k < 0)
+		return log_error_errno(k, "Cannot decode %s: %m", r->name);
+	if (json_object_set_new(crash, "hardware_error", doc) < 0)
+		return log_oom();
+	severity = mce ? mce_severity(buf, len)
+		       : json_string_value(json_object_get(
+				 json_array_get(json_object_get(doc, "records"), 0), "severity"));
+	if (json_object_set_new(crash, "severity", json_string(severity ?: "unknown")) < 0)
+		return log_oom();
+
+	f = open_memstream(&text, &text_len);
+	if (!f)
+		return log_oom();
+	k = mce ? cper_mce_print_text(json_object_get(doc, "mce"), NULL, f)
+		: cper_decode_text(buf, len, NULL, f);
+	if (fclose(f) != 0 || k < 0)
+		return log_error_errno(k < 0 ? k : ENOMEM, "Cannot decode %s: %m", r->name);
+	k = log_sink_write(sink, text, text_len);
+	if (k < 0)
+		return log_error_errno(k, "Cannot write the log of %s: %m", r->name);
+	return 0;
+}
+
+/* Copies one record into the crash (store and/or log), and lists it in crash.json. */
+static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, bool is_log,
+		      StoreTxn *txn, LogSink *sink, json_t *crash)
+{
+	_cleanup_free_ char *raw = NULL, *data = NULL, *path = NULL;
+	char hex[SHA256_HEX_SIZE];
+	size_t raw_len, data_len;
+	json_t *entry;
+	int k;
+
+	k = read_record(a, r, &raw, &raw_len, &data, &data_len, hex);
+	if (k < 0) {
+		log_record_error(a, r, k);
+		return k;
+	}
+	if (txn) {
+		if (asprintf(&path, "records/%s", r->name) < 0)
+			return log_oom();
+		k = store_txn_write_file(txn, path, raw, raw_len);
+		if (k < 0)
+			return log_error_errno(k, "%s: cannot write %s: %m", store_path(a->store),
+					       path);
+	}
+	if (!is_log && record_is_text(c, r)) {
+		const char *body;
+		size_t body_len;
+
+		pstore_record_body(r, data ?: raw, data ? data_len : raw_len, &body, &body_len);
+		k = log_sink_write(sink, body, body_len);
+		if (k < 0)
+			return log_error_errno(k, "Cannot write the log of %s: %m", r->name);
+	} else if (c->kind == PSTORE_CRASH_HARDWARE_ERROR) {
+		k = decode_hardware_error(r, data ?: raw, data ? data_len : raw_len, sink, crash);
+		if (k < 0)
+			return k;
+	}
+
+	entry = record_json(r, hex);
+	if (!entry || json_array_append_new(json_object_get(crash, "records"), entry) < 0 ||
+	    (is_log &&
+	     json_array_append_new(json_object_get(crash, "logs"), json_string(r->name)) < 0))
+		return log_oom();
+	return 0;
+}
+
+/* Records oldest first, with a marker where a part is missing. */
+static int add_records(Archive *a, const PstoreCrash *c, StoreTxn *txn, LogSink *sink,
+		       json_t *crash)
+{
+	size_t m = 0;
+	int r;
+
+	for (size_t i = 0; i < c->n_records; i++) {
+		const PstoreRecord *rec = c->records[i];
+
+		while (rec->has_header && m < c->n_missing_parts &&
+		       c->missing_parts[m] > rec->header.part) {
+			char marker[48];
+			int l = snprintf(marker, sizeof(marker), "<missing part %u>\n",
+					 c->missing_parts[m++]);
+
+			r = log_sink_write(sink, marker, (size_t)l);
+			if (r < 0)
+				return log_error_errno(r, "Cannot write the log of %s: %m",
+						       c->key->name);
+		}
+		r = add_record(a, c, rec, false, txn, sink, crash);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < c->n_logs; i++) {
+		r = add_record(a, c, c->logs[i], true, txn, sink, crash);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Puts the crash into the store (txn != NULL) or only builds its document and log. */
+static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTxn *txn,
+		       json_t **ret_crash, Mapped *ret_log, int *ret_memfd)
+{
+	_cleanup_close_ int memfd = -1;
+	json_auto_t *crash = NULL;
+	LogSink sink = {.txn = txn, .fd = -1};
+	Mapped log = {};
+	int r;
+
+	if (!txn) {
+		memfd = memfd_create("pstored-log", MFD_CLOEXEC);
+		if (memfd < 0)
+			return log_error_errno(errno, "Cannot create a memory file: %m");
+		sink.fd = memfd;
+	}
+	r = crash_json_new(a, c, id, &crash);
+	if (r < 0)
+		return log_oom();
+	r = add_records(a, c, txn, &sink, crash);
+	if (r < 0)
+		return r;
+	r = log_sink_map(&sink, &log);
+	if (r < 0)
+		return log_error_errno(r, "Cannot map the log of crash %s: %m", id);
+
+	if (txn) {
+		r = store_txn_commit(txn, crash);
+		if (r < 0) {
+			mapped_done(&log);
+			return log_error_errno(r,
+					       "%s: cannot store crash %s: %m; its records stay in "
+					       "pstore",
+					       store_path(a->store), id);
+		}
+	}
+	*ret_crash = TAKE_PTR(crash);
+	*ret_log = log;
+	*ret_memfd = TAKE_FD(memfd);
+	return 0;
+}
+
+/* The document and log of a crash that a previous run stored. */
+static int load_stored_crash(Archive *a, const char *id, json_t **ret_crash, Mapped *ret_log)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int fd = -1;
+	json_auto_t *crash = NULL;
+	int r;
+
+	r = store_load_crash(a->store, id, &crash);
+	if (r < 0)
+		return log_error_errno(r, "%s: cannot load crash %s: %m", store_path(a->store), id);
+	r = store_crash_path(a->store, id, "dmesg.txt", &path);
+	if (r < 0)
+		return log_oom();
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno != ENOENT)
+		return log_error_errno(errno, "%s: cannot open: %m", path);
+	if (fd < 0)
+		*ret_log = (Mapped){.data = (char *)"", .len = 0};
+	else {
+		r = map_fd(fd, ret_log);
+		if (r < 0)
+			return log_error_errno(r, "%s: cannot map: %m", path);
+	}
+	*ret_crash = TAKE_PTR(crash);
+	return 0;
+}
+
+/* Erases the crash's records from pstore, the key record last. */
+static int erase_crash(Archive *a, const PstoreCrash *c)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < c->n_logs + c->n_records; i++) {
+		const PstoreRecord *r = i < c->n_logs ? c->logs[i] : c->records[i - c->n_logs];
+
+		if (r == c->key)
+			continue;
+		if (unlinkat(a->pstore_fd, r->name, 0) < 0 && errno != ENOENT)
+			ret = log_error_errno(errno, "%s/%s: cannot erase record: %m",
+					      a->pstore_dir, r->name);
+	}
+	/* With a record left over, keep the key too: the next run must find this crash again. */
+	if (ret < 0)
+		return ret;
+	if (unlinkat(a->pstore_fd, c->key->name, 0) < 0 && errno != ENOENT)
+		return log_error_errno(errno, "%s/%s: cannot erase record: %m", a->pstore_dir,
+				       c->key->name);
+	return 0;
+}
+
+static int archive_crash(Archive *a, const PstoreCrash *c)
+{
+	_cleanup_(store_txn_freep) StoreTxn *txn = NULL;
+	_cleanup_close_ int memfd = -1;
+	json_auto_t *crash = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+	bool stored = false, logged = false;
+	Mapped log = {};
+	int r;
+
+	for (size_t i = 0; i < c->n_records + c->n_logs; i++) {
+		const PstoreRecord *rec =
+			i < c->n_records ? c->records[i] : c->logs[i - c->n_records];
+
+		if (rec->error < 0) {
+			log_record_error(a, rec, rec->error);
+			return rec->error;
+		}
+		if (!rec->name_parsed)
+			log_warning("%s/%s: not a pstore record name; archiving it as it is",
+				    a->pstore_dir, rec->name);
+	}
+
+	if (crash_is_logs_only(c) && !a->config->keep_console) {
+		log_info("%s/%s: %s log dropped (KeepConsole=no)", a->pstore_dir, c->key->name,
+			 c->key->n.type_name);
+		a->dropped++;
+		return a->unlink ? erase_crash(a, c) : 0;
+	}
+
+	r = crash_id(a, c, id);
+	if (r < 0) {
+		log_record_error(a, c->key, r);
+		return r;
+	}
+
+	if (a->store && store_has_crash(a->store, id))
+		stored = true;
+	/* Nothing to find in the journal for a crash that was never stored, unless there is no store. */
+	if (a->journal && (stored || !a->store)) {
+		r = journal_crash_is_logged(&a->journal_reader, id);
+		if (r < 0)
+			return log_error_errno(r,
+					       "Cannot search the journal for crash %s: %m; its "
+					       "records stay in pstore",
+					       id);
+		logged = r > 0;
+	}
+
+	if (a->store && !stored) {
+		r = store_txn_begin(a->store, id, &txn);
+		if (r < 0)
+			return log_error_errno(r,
+					       "%s: cannot add crash %s: %m; its records stay in "
+					       "pstore",
+					       store_path(a->store), id);
+	}
+	if (!stored && (a->store || (a->journal && !logged))) {
+		r = build_crash(a, c, id, txn, &crash, &log, &memfd);
+		if (r < 0)
+			return r;
+		log_info("Archived %s %s (%zu record%s from %s).", crash_kind_description(c->kind),
+			 id, c->n_records + c->n_logs, c->n_records + c->n_logs == 1 ? "" : "s",
+			 c->key->name);
+	} else if (stored && a->journal && !logged) {
+		r = load_stored_crash(a, id, &crash, &log);
+		if (r < 0)
+			return r;
+	}
+	if ((!a->store || stored) && (!a->journal || logged) && (a->store || a->journal))
+		a->already++;
+	else
+		a->archived++;
+
+	if (a->journal && !logged) {
+		r = journal_send_crash(crash, log.data, log.len);
+		mapped_done(&log);
+		if (r < 0)
+			return log_error_errno(r,
+					       "Cannot send crash %s to the journal: %m; its "
+					       "records stay in pstore",
+					       id);
+	} else
+		mapped_done(&log);
+
+	return a->unlink ? erase_crash(a, c) : 0;
+}
+
+/* The probe of pstore_scan(): records that are neither dmesg, logs nor mce may be raw CPER. */
+static void probe_record(PstoreRecord *r, const char *buf, size_t len, int error, void *userdata)
+{
+	(void)userdata;
+	if (error < 0 || !buf)
+		return;
+	if (r->name_parsed && (r->n.type == PSTORE_TYPE_DMESG || r->n.type == PSTORE_TYPE_MCE))
+		return;
+	r->is_cper = cper_looks_like_record(buf, len);
+}
+
+static void vacuum_store(Archive *a)
+{
+	const PstoredConfig *cf = a->config;
+	StoreVacuumLimits limits = {
+		.max_age = cf->max_age_usec == PSTORED_CONFIG_UNLIMITED ? 0 : cf->max_age_usec,
+		.max_use = cf->max_use == PSTORED_CONFIG_UNLIMITED ? 0 : cf->max_use,
+		.max_crashes = cf->max_crashes == PSTORED_CONFIG_UNLIMITED ? 0 : cf->max_crashes,
+		.keep_unsent = cf->keep_unsent,
+	};
+	json_auto_t *removed = NULL;
+	json_t *id;
+	size_t i;
+	int r;
+
+	r = store_vacuum(a->store, &limits, now_usec(), &removed);
+	if (r < 0) {
+		log_warning_errno(r, "%s: retention failed: %m", store_path(a->store));
+		return;
+	}
+	json_array_foreach(removed, i, id)
+		log_info("Removed crash %s from %s (retention limits of pstored.conf).",
+			 json_string_value(id), store_path(a->store));
+}
+
+static int load_config(PstoredConfig **ret)
+{
+	_cleanup_free_ char *error = NULL;
+	int r;
+
+	r = pstored_config_load(arg_config, NULL, ret, &error);
+	if (r < 0) {
+		if (error)
+			return log_error_errno(r, "%s", error);
+		return log_error_errno(r, "Cannot load %s: %m",
+				       arg_config ?: PSTORED_SYSCONFDIR "/pstored.conf");
+	}
+	return 0;
+}
+
+int verb_archive(int argc, char *argv[])
+{
+	_cleanup_(pstored_config_freep) PstoredConfig *config = NULL;
+	_cleanup_(pstore_scan_freep) PstoreScan *scan = NULL;
+	_cleanup_(store_freep) Store *store = NULL;
+	_cleanup_close_ int pstore_fd = -1;
+	Archive a = {};
+	sd_id128_t id128;
+	int r;
+
+	r = load_config(&config);
+	if (r < 0)
+		return r;
+
+	a.config = config;
+	a.pstore_dir = arg_pstore_dir ?: PSTORE_DEFAULT_DIR;
+	a.unlink = config->unlink && !arg_no_unlink;
+	a.journal = !arg_no_journal && (config->storage == PSTORED_STORAGE_BOTH ||
+					config->storage == PSTORED_STORAGE_JOURNAL);
+
+	r = pstore_dir_open(a.pstore_dir, !arg_pstore_dir, &pstore_fd);
+	if (r <= 0)
+		return r;
+	a.pstore_fd = pstore_fd;
+
+	if (sd_id128_get_boot(&id128) >= 0)
+		sd_id128_to_string(id128, a.boot_id);
+	if (sd_id128_get_machine(&id128) >= 0)
+		sd_id128_to_string(id128, a.machine_id);
+
+	(void)sd_notifyf(false, "STATUS=Reading %s", a.pstore_dir);
+	r = pstore_scan(pstore_fd, config->max_record_size, probe_record, NULL, &scan);
+	if (r < 0)
+		return log_error_errno(r, "%s: cannot list records: %m", a.pstore_dir);
+	r = pstore_group(scan, config->keep_console);
+	if (r < 0)
+		return log_oom();
+	for (size_t i = 0; i < scan->n_skipped; i++)
+		log_warning("%s/%s: %s, not a pstore record; skipped", a.pstore_dir,
+			    scan->skipped[i].name, scan->skipped[i].reason);
+	if (scan->n_crashes == 0) {
+		log_debug("%s: no records.", a.pstore_dir);
+		return 0;
+	}
+
+	if (config->storage == PSTORED_STORAGE_BOTH || config->storage == PSTORED_STORAGE_STORE) {
+		r = store_open(arg_store_dir, STORE_CREATE, &store);
+		if (r < 0)
+			return log_error_errno(r,
+					       "%s: cannot open the crash store: %m; records stay "
+					       "in pstore",
+					       arg_store_dir);
+		a.store = store;
+	}
+
+	for (size_t i = 0; i < scan->n_crashes; i++) {
+		(void)sd_notifyf(false, "STATUS=Archiving crash %zu of %zu", i + 1,
+				 scan->n_crashes);
+		if (archive_crash(&a, &scan->crashes[i]) < 0)
+			a.failed++;
+	}
+	sd_journal_close(a.journal_reader);
+
+	if (a.store)
+		vacuum_store(&a);
+
+	(void)sd_notifyf(false,
+			 "STATUS=Archived %u crashes (%u already done, %u dropped, %u failed)",
+			 a.archived, a.already, a.dropped, a.failed);
+	if (a.failed > 0)
+		return log_error_errno(EIO,
+				       "%u of %zu crashes could not be archived; their records "
+				       "stay in %s for the next run.",
+				       a.failed, scan->n_crashes, a.pstore_dir);
+	return 0;
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pstored: archive the kernel's pstore records at boot (see pstored(8)).
+ *
+ * One verb table; each verb is its own function (see pstored.h).
+ * parse_argv() returns <0 on error, 0 to exit successfully, >0 to go on.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+#include "pstored.h"
+
+const char *arg_pstore_dir = NULL;
+const char *arg_store_dir = PSTORED_LOCALSTATEDIR "/lib/pstored";
+const char *arg_config = NULL;
+bool arg_no_unlink = false;
+bool arg_no_journal = false;
+
+typedef struct Verb {
+	const char *name;
+	int min_args, max_args; /* counting the verb itself */
+	bool is_default;
+	int (*dispatch)(int argc, char *argv[]);
+	const char *help;
+} Verb;
+
+static const Verb verbs[] = {
+	{"archive", 1, 1, true, verb_archive,
+	 "Move pstore records into the store and the journal (default)"},
+};
+
+static void help(void)
+{
+	printf("%s [OPTIONS...] [COMMAND]\n\n"
+	       "Archive the kernel crash records that pstore kept over a reboot.\n\n"
+	       "Commands:\n",
+	       program_invocation_short_name);
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+		printf("  %-22s %s\n", verbs[i].name, verbs[i].help);
+	printf("\nOptions:\n"
+	       "  -h --help              Show this help\n"
+	       "     --version           Show package version\n"
+	       "     --pstore-dir=DIR    Read records from DIR (default: /sys/fs/pstore)\n"
+	       "     --store-dir=DIR     Archive into DIR (default: %s)\n"
+	       "     --config=FILE       Read only FILE, no drop-ins (default: %s/pstored.conf)\n"
+	       "     --no-unlink         Leave the records in pstore\n"
+	       "     --no-journal        Write no journal entries\n"
+	       "\nSee the pstored(8) man page for details.\n",
+	       PSTORED_LOCALSTATEDIR "/lib/pstored", PSTORED_SYSCONFDIR);
+}
+
+static int parse_argv(int argc, char *argv[])
+{
+	enum {
+		ARG_VERSION = 0x100,
+		ARG_PSTORE_DIR,
+		ARG_STORE_DIR,
+		ARG_CONFIG,
+		ARG_NO_UNLINK,
+		ARG_NO_JOURNAL,
+	};
+	static const struct option options[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, ARG_VERSION},
+		{"pstore-dir", required_argument, NULL, ARG_PSTORE_DIR},
+		{"store-dir", required_argument, NULL, ARG_STORE_DIR},
+		{"config", required_argument, NULL, ARG_CONFIG},
+		{"no-unlink", no_argument, NULL, ARG_NO_UNLINK},
+		{"no-journal", no_argument, NULL, ARG_NO_JOURNAL},
+		{},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		switch (c) {
+		case 'h':
+			help();
+			return 0;
+		case ARG_VERSION:
+			puts(PACKAGE_STRING);
+			return 0;
+		case ARG_PSTORE_DIR:
+			arg_pstore_dir = optarg;
+			break;
+		case ARG_STORE_DIR:
+			arg_store_dir = optarg;
+			break;
+		case ARG_CONFIG:
+			arg_config = optarg;
+			break;
+		case ARG_NO_UNLINK:
+			arg_no_unlink = true;
+			break;
+		case ARG_NO_JOURNAL:
+			arg_no_journal = true;
+			break;
+		case '?':
+			return -EINVAL;
+		default:
+			return log_error_errno(EINVAL, "Unhandled option %d.", c);
+		}
+	}
+	return 1;
+}
+
+static int dispatch_verb(int argc, char *argv[])
+{
+	const Verb *verb = NULL;
+	int left = argc - optind;
+
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+		if (left == 0 ? verbs[i].is_default : streq(argv[optind], verbs[i].name))
+			verb = &verbs[i];
+	if (!verb)
+		return log_error_errno(EINVAL, "Unknown command '%s' (see '%s --help').",
+				       argv[optind], program_invocation_short_name);
+	if (left == 0) {
+		char *args[] = {(char *)verb->name, NULL};
+		return verb->dispatch(1, args);
+	}
+	if (left < verb->min_args || left > verb->max_args)
+		return log_error_errno(EINVAL,
+				       "Wrong number of arguments for '%s' (see '%s --help').",
+				       verb->name, program_invocation_short_name);
+	return verb->dispatch(left, argv + optind);
+}
+
+int main(int argc, char *argv[])
+{
+	int r;
+
+	r = parse_argv(argc, argv);
+	if (r <= 0)
+		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	r = dispatch_verb(argc, argv);
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

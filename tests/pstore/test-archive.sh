@@ -1,0 +1,208 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# pstored archive against a real systemd-journald: every fixture of
+# tests/pstore/make-pstore goes into a fresh store; the journal entries are
+# read back with journalctl and checked field by field.
+set -eu
+. "$top_srcdir/tests/lib/journald.sh"
+journald_enter "$0" "$@"
+
+PSTORED=$top_builddir/daemon/pstored
+MAKE_PSTORE=$top_srcdir/tests/pstore/make-pstore
+KERNEL_CRASH=c55ba87f78104684bc1951566a609be3
+HARDWARE_ERROR=ca7a7c717ad840c59aed31ea301d3f63
+PREVIOUS_BOOT_LOG=ecb218b009524843b5f7e5aa27d20e51
+tmp=$(mktemp -d /tmp/test-archive.XXXXXX)
+failures=0
+tests=0
+
+fail() {
+	echo "FAIL: $case: $*" >&2
+	failures=$((failures + 1))
+}
+check() { # check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	tests=$((tests + 1))
+	"$@" || fail "$what"
+}
+eq() { [ "$1" = "$2" ] || { echo "  expected '$2', got '$1'" >&2; return 1; }; }
+
+# setup CASE: a fresh pstore (and a pristine copy to compare with) and store.
+setup() {
+	case=$1
+	rm -rf "$tmp/pstore" "$tmp/orig" "$tmp/store"
+	"$MAKE_PSTORE" "$tmp/orig" "$case"
+	cp -a "$tmp/orig" "$tmp/pstore"
+	# a new journal for every case
+	journalctl --rotate >/dev/null 2>&1 || true
+	kill -s USR2 "$JOURNALD_PID"
+	journald_sync
+	rm -f /run/log/journal/*/*.journal~ /run/log/journal/*/system@*.journal
+}
+archive() { # archive [OPTIONS...]: runs pstored, output in $tmp/out, status in $rc
+	rc=0
+	"$PSTORED" archive --pstore-dir="$tmp/pstore" --store-dir="$tmp/store" "$@" \
+		>"$tmp/out" 2>&1 || rc=$?
+}
+crashes() { find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | wc -l; }
+left() { find "$tmp/pstore" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
+entries() { journald_count SYSLOG_IDENTIFIER=pstored "$@"; }
+field() { journald_field "$1" SYSLOG_IDENTIFIER=pstored "${@:2}"; }
+records_identical() { # every record in the store is byte for byte the original
+	local f
+	for f in "$tmp"/store/*/records/*; do
+		cmp -s "$f" "$tmp/orig/$(basename "$f")" || { echo "  $f differs" >&2; return 1; }
+	done
+}
+
+setup erst-multipart
+archive --config=/dev/null
+check "exit status" eq "$rc" 0
+check "one crash stored" eq "$(crashes)" 1
+check "pstore erased" eq "$(left)" 0
+check "one journal entry" eq "$(entries)" 1
+check "kernel crash MESSAGE_ID" eq "$(entries MESSAGE_ID=$KERNEL_CRASH)" 1
+id=$(basename "$(find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*')")
+check "PSTORE_CRASH_ID is the store directory" eq "$(field PSTORE_CRASH_ID)" "$id"
+check "PSTORE_BACKEND" eq "$(field PSTORE_BACKEND)" erst
+check "PSTORE_DUMP_REASON" eq "$(field PSTORE_DUMP_REASON)" Panic
+check "PRIORITY of a panic" eq "$(field PRIORITY)" 2
+check "PSTORE_RECORDS lists all parts" eq "$(field PSTORE_RECORDS | wc -w)" 3
+field PSTORE_DMESG >"$tmp/dmesg"
+check "PSTORE_DMESG holds the whole log" grep -q 'erst line 300$' "$tmp/dmesg"
+check "PSTORE_DMESG without part headers" eval '! grep -q "^Panic#1 Part" "$tmp/dmesg"'
+check "PSTORE_DMESG equals dmesg.txt" cmp -s "$tmp/dmesg" <(cat "$tmp/store/$id/dmesg.txt"; echo)
+check "records byte for byte" records_identical
+check "crash.json kind" eq "$(jq -r .kind "$tmp/store/$id/crash.json")" kernel-crash
+check "crash.json lists 3 records with sha256" \
+	eq "$(jq -r '[.records[].sha256 | length] | join(",")' "$tmp/store/$id/crash.json")" 64,64,64
+check "store is private" eq "$(stat -c %a "$tmp/store" "$tmp/store/$id" "$tmp/store/$id/crash.json" | xargs)" "700 700 600"
+check "MESSAGE readable" grep -q "Kernel panic in a previous boot" <(field MESSAGE)
+
+# The same records again (as with Unlink=no, or a rerun): nothing new anywhere.
+cp -a "$tmp/orig/." "$tmp/pstore/"
+archive --config=/dev/null --no-unlink
+check "rerun: exit status" eq "$rc" 0
+check "rerun: still one crash" eq "$(crashes)" 1
+check "rerun: still one journal entry" eq "$(entries)" 1
+check "--no-unlink keeps records" eq "$(left)" 3
+archive --config=/dev/null
+check "rerun with unlink: one entry" eq "$(entries)" 1
+check "rerun with unlink: erased" eq "$(left)" 0
+
+setup efi-multipart
+archive --config=/dev/null
+check "exit status" eq "$rc" 0
+check "one crash" eq "$(crashes)" 1
+check "PSTORE_BACKEND" eq "$(field PSTORE_BACKEND)" efi
+check "PSTORE_DUMP_REASON" eq "$(field PSTORE_DUMP_REASON)" Oops
+check "PRIORITY of an oops" eq "$(field PRIORITY)" 3
+
+setup two-boots
+archive --config=/dev/null
+check "two crashes" eq "$(crashes)" 2
+check "two entries" eq "$(entries)" 2
+check "boot1 and boot2 apart" eq "$(field PSTORE_DMESG | grep -c 'boot[12] line 1$')" 2
+for d in "$tmp"/store/*/; do
+	check "one boot per crash" eq "$(grep -o 'boot[12] line' "$d/dmesg.txt" | sort -u | wc -l)" 1
+done
+
+setup missing-parts
+archive --config=/dev/null
+check "PSTORE_PARTS_MISSING" eq "$(field PSTORE_PARTS_MISSING)" 2
+check "marker in dmesg.txt" grep -q '^<missing part 2>$' "$tmp"/store/*/dmesg.txt
+check "complete=false" eq "$(jq -r .complete "$tmp"/store/*/crash.json)" false
+
+setup compressed
+archive --config=/dev/null
+check "exit status" eq "$rc" 0
+check "inflated into dmesg.txt" grep -q 'zip line 200$' "$tmp"/store/*/dmesg.txt
+check ".enc.z kept raw" records_identical
+check "compressed flag" eq "$(jq -r '[.records[] | select(.compressed)] | length' "$tmp"/store/*/crash.json)" 1
+
+setup ramoops-logs
+archive --config=/dev/null
+check "logs go with the crash" eq "$(crashes)" 1
+check "one entry" eq "$(entries)" 1
+check "console and pmsg listed" eq "$(jq -r '.logs | join(" ")' "$tmp"/store/*/crash.json)" "console-ramoops-0 pmsg-ramoops-0"
+check "PSTORE_RECORDS" eq "$(field PSTORE_RECORDS)" "dmesg-ramoops-0 console-ramoops-0 pmsg-ramoops-0"
+check "records byte for byte" records_identical
+
+setup logs-alone
+archive --config=/dev/null
+check "logs on their own" eq "$(crashes)" 2
+check "previous-boot-log MESSAGE_ID" eq "$(entries MESSAGE_ID=$PREVIOUS_BOOT_LOG)" 2
+check "PRIORITY info" eq "$(field PRIORITY | sort -u)" 6
+
+setup logs-alone
+printf '[Archive]\nKeepConsole=no\n' >"$tmp/keep.conf"
+archive --config="$tmp/keep.conf"
+check "KeepConsole=no: exit status" eq "$rc" 0
+check "KeepConsole=no: nothing stored" eq "$(crashes)" 0
+check "KeepConsole=no: nothing journaled" eq "$(entries)" 0
+check "KeepConsole=no: dropped from pstore" eq "$(left)" 0
+
+setup mce
+archive --config=/dev/null
+check "exit status" eq "$rc" 0
+check "hardware error MESSAGE_ID" eq "$(entries MESSAGE_ID=$HARDWARE_ERROR)" 1
+check "PSTORE_SEVERITY" eq "$(field PSTORE_SEVERITY)" fatal
+check "PRIORITY of a fatal error" eq "$(field PRIORITY)" 2
+check "decoded text" grep -q 'Machine Check' <(field PSTORE_DMESG)
+check "crash.json hardware_error" eq "$(jq -r .hardware_error.mce.bank "$tmp"/store/*/crash.json)" 4
+
+setup shutdown-then-panic
+archive --config=/dev/null
+check "three crashes" eq "$(crashes)" 3
+check "two kernel crashes" eq "$(entries MESSAGE_ID=$KERNEL_CRASH)" 2
+check "a shutdown log" eq "$(entries MESSAGE_ID=$PREVIOUS_BOOT_LOG)" 1
+
+setup bad-input
+archive --config=/dev/null
+check "bad input: non-zero exit" eq "$rc" 1
+check "bad input: good records archived" eq "$(crashes)" 5
+check "bad input: huge, corrupt, symlink, fifo, dir left" eq "$(left)" 5
+check "huge record message" grep -q 'more than MaxRecordSize=1048576; left in pstore (raise MaxRecordSize=' "$tmp/out"
+check "corrupt .enc.z message" grep -q 'enc.z: compressed record is corrupt' "$tmp/out"
+check "symlink message" grep -q '7578827135071027260: symbolic link, not a pstore record; skipped' "$tmp/out"
+check "symlink target untouched" test -e /etc/passwd
+check "stray file archived as it is" grep -q 'README: not a pstore record name; archiving it as it is' "$tmp/out"
+check "records byte for byte" records_identical
+printf '[Archive]\nMaxRecordSize=4M\n' >"$tmp/big.conf"
+archive --config="$tmp/big.conf"
+check "MaxRecordSize=4M takes the huge record" eq "$(crashes)" 6
+
+setup erst-multipart
+printf '[Archive]\nStorage=journal\n' >"$tmp/journal.conf"
+archive --config="$tmp/journal.conf"
+check "Storage=journal: exit status" eq "$rc" 0
+check "Storage=journal: no store" test ! -e "$tmp/store"
+check "Storage=journal: one entry" eq "$(entries)" 1
+cp -a "$tmp/orig/." "$tmp/pstore/"
+archive --config="$tmp/journal.conf"
+check "Storage=journal: rerun finds the entry" eq "$(entries)" 1
+
+setup erst-multipart
+printf '[Archive]\nStorage=store\n' >"$tmp/store.conf"
+archive --config="$tmp/store.conf"
+check "Storage=store: stored" eq "$(crashes)" 1
+check "Storage=store: no entry" eq "$(entries)" 0
+
+setup erst-multipart
+archive --config=/dev/null --no-journal --no-unlink
+check "--no-journal: stored" eq "$(crashes)" 1
+check "--no-journal: no entry" eq "$(entries)" 0
+check "--no-unlink: kept" eq "$(left)" 3
+
+setup erst-multipart
+printf '[Archive]\nBogus=1\n' >"$tmp/bad.conf"
+archive --config="$tmp/bad.conf"
+check "bad config: exit status" eq "$rc" 1
+check "bad config: names file and line" grep -q "bad.conf:2" "$tmp/out"
+check "bad config: records stay" eq "$(left)" 3
+
+rm -rf "$tmp"
+echo "$tests checks, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# pstored.service: systemd accepts it, its exposure is at most 2.0, it is
+# ordered before systemd-pstore.service, and "systemctl enable" works.
+set -eu
+unit=$top_builddir/units/pstored.service
+tmp=$(mktemp -d /tmp/test-units.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# verify wants the ExecStart= binary: point it at the one just built.
+sed "s|^ExecStart=[^ ]*|ExecStart=$top_builddir/daemon/pstored|" "$unit" >"$tmp/pstored.service"
+systemd-analyze verify --man=no "$tmp/pstored.service" >"$tmp/verify" 2>&1 ||
+	fail "systemd-analyze verify: $(cat "$tmp/verify")"
+grep -q . "$tmp/verify" && fail "systemd-analyze verify warns: $(cat "$tmp/verify")"
+
+systemd-analyze security --offline=true --no-pager "$unit" >"$tmp/security" 2>&1 ||
+	fail "systemd-analyze security failed: $(cat "$tmp/security")"
+exposure=$(sed -n 's/.*Overall exposure level for pstored.service: \([0-9.]*\).*/\1/p' "$tmp/security")
+echo "exposure: $exposure"
+[ -n "$exposure" ] || fail "no exposure level in: $(cat "$tmp/security")"
+awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }' || fail "exposure $exposure > 2.0"
+
+grep -q '^Before=.*systemd-pstore.service' "$unit" || fail "not ordered before systemd-pstore.service"
+
+# systemctl enable into a fake root creates the WantedBy= link.
+mkdir -p "$tmp/root/etc/systemd/system" "$tmp/root/usr/lib/systemd/system"
+cp "$unit" "$tmp/root/usr/lib/systemd/system/"
+systemctl --root="$tmp/root" enable pstored.service >"$tmp/enable" 2>&1 ||
+	fail "systemctl enable: $(cat "$tmp/enable")"
+[ -L "$tmp/root/etc/systemd/system/sysinit.target.wants/pstored.service" ] ||
+	fail "systemctl enable made no sysinit.target.wants link"
+
+# The tmpfiles snippet makes a private store.
+systemd-tmpfiles --root="$tmp/root" --create "$top_builddir/units/pstored.conf" >"$tmp/tmpfiles" 2>&1 ||
+	fail "systemd-tmpfiles: $(cat "$tmp/tmpfiles")"
+store=$(sed -n 's/^d \([^ ]*\) .*/\1/p' "$top_builddir/units/pstored.conf")
+[ "$(stat -c '%a %U' "$tmp/root$store" 2>/dev/null)" = "700 root" ] ||
+	fail "tmpfiles did not create $store 0700 root"
+
+[ "$failures" -eq 0 ]
