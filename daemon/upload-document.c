@@ -68,28 +68,10 @@ int upload_document_json(const UploadDocumentContext *c, UploadDocument *ret)
 	return 0;
 }
 
-/* "Kernel panic: <first line> (crash <id>)", or what is known of it. */
-static int journal_message(json_t *crash, char **ret)
-{
-	json_t *analysis = json_object_get(crash, "analysis");
-	const char *kind = json_string_value(json_object_get(crash, "kind")) ?: "kernel-crash";
-	const char *reason = json_string_value(json_object_get(crash, "reason")) ?: "unknown";
-	const char *line = json_string_value(json_object_get(analysis, "message"));
-	const char *id = json_string_value(json_object_get(crash, "id"));
-	const char *what = streq(kind, "hardware-error")      ? "Hardware error"
-			   : streq(kind, "previous-boot-log") ? "Log of a previous boot"
-							      : "Kernel crash";
-
-	return asprintf(ret, "%s (%s)%s%s, from pstore, crash %s", what, reason, line ? ": " : "",
-			line ?: "", id) < 0
-		       ? -ENOMEM
-		       : 0;
-}
-
 int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
 {
 	const char *id = json_string_value(json_object_get(c->crash, "id"));
-	_cleanup_free_ char *path = NULL, *log = NULL, *message = NULL, *buf = NULL;
+	_cleanup_free_ char *path = NULL, *log = NULL, *buf = NULL;
 	json_auto_t *redacted_crash = NULL;
 	json_t *crash = c->crash;
 	size_t log_len = 0, len = 0;
@@ -125,16 +107,11 @@ int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
 		}
 	}
 
-	r = journal_message(crash, &message);
-	if (r < 0)
-		return r;
-
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return -ENOMEM;
 	JournalCrashEntry e = {
 		.crash = crash,
-		.message = message,
 		.dmesg = log,
 		.dmesg_len = log_len,
 		.hostname = c->hostname,

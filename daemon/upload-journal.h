@@ -31,16 +31,15 @@ int journal_export_end_entry(FILE *f);
 #include <jansson.h>
 
 /*
- * The journal entry of a crash, as pstored writes it locally (the fields of
- * store/message-ids.h), plus the trusted fields the collector would
- * otherwise take from the sending connection: __REALTIME_TIMESTAMP (when
- * the crash was archived), _BOOT_ID, _MACHINE_ID, _HOSTNAME. dmesg is the
- * log to send (already redacted when the target redacts); message_prefix
- * is MESSAGE's text.
+ * The journal entry of a crash: the fields of the local entry
+ * (journal_crash_fields(), archive-journal.h), after the trusted fields the
+ * collector would otherwise take from the sending connection:
+ * __REALTIME_TIMESTAMP (when the crash was archived, as the local entry),
+ * _BOOT_ID, _MACHINE_ID, _HOSTNAME. dmesg is the log to send, already
+ * redacted when the target redacts, like crash.
  */
 typedef struct JournalCrashEntry {
 	json_t *crash;
-	const char *message;
 	const char *dmesg;
 	size_t dmesg_len;
 	const char *hostname;

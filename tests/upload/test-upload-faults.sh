@@ -12,7 +12,7 @@ command -v strace >/dev/null || fail "strace is needed (tools/install-deps insta
 
 NGINX_PORT=$(free_port)
 write_config "$T/pstored.conf" "[Target.docs]" "Type=http-json" \
-	"URL=http://127.0.0.1:$NGINX_PORT/crashes/{id}.json"
+	"URL=http://127.0.0.1:$NGINX_PORT/crashes/{id}.json" "MaxPerDay=1000"
 
 # arrived_once IDS: each crash stored, and PUT with success exactly once.
 arrived_once() {

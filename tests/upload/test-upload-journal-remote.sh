@@ -67,8 +67,13 @@ write_config "$T/pstored.conf" "[Target.secure]" "Type=journal-remote" \
 ! pstored_upload >"$T/out" 2>&1 || fail "a certificate of another CA was accepted"
 grep -q "certificate.*set CAFile= to the CA that signed it" "$T/out" ||
 	{ cat "$T/out"; fail "the TLS error is not explained"; }
-[ "$(upload_state "$id" secure)" = pending ] || fail "refused crash not kept pending"
-upload_field "$id" secure last_error | grep -q "certificate" || fail "no TLS last_error"
+# The oldest crash was tried, and stays pending with the reason; the others wait.
+set -- $ids
+[ "$(upload_state "$1" secure)" = pending ] || fail "refused crash not kept pending"
+upload_field "$1" secure last_error | grep -q "certificate" || fail "no TLS last_error"
+for other in $ids $id; do
+	[ "$(upload_state "$other" secure)" != sent ] || fail "crash $other sent anyway"
+done
 
 # The right CA: everything queued for this target arrives, once.
 write_config "$T/pstored.conf" "[Target.secure]" "Type=journal-remote" \
