@@ -82,25 +82,6 @@ const char *crash_string(json_t *crash, const char *key)
 	return json_string_value(json_object_get(crash, key));
 }
 
-const char *upload_state_summary(json_t *upload)
-{
-	bool pending = false, failed = false, any = false;
-	const char *target;
-	json_t *v;
-
-	json_object_foreach(upload, target, v) {
-		const char *state =
-			json_string_value(json_is_object(v) ? json_object_get(v, "state") : v);
-
-		any = true;
-		if (state && streq(state, "failed"))
-			failed = true;
-		else if (!state || !streq(state, "sent"))
-			pending = true;
-	}
-	return !any ? "-" : failed ? "failed" : pending ? "pending" : "sent";
-}
-
 char *format_bytes(char buf[static FORMAT_BYTES_MAX], uint64_t bytes)
 {
 	static const char suffixes[] = "KMGTPE";

@@ -31,13 +31,6 @@ usec_t crash_time_usec(json_t *crash, const char *key);
 /* crash[key] as a string, or NULL if it is missing or not a string. */
 const char *crash_string(json_t *crash, const char *key);
 
-/*
- * The state of a crash's uploads in one word: "-" (no target), "sent" (all
- * targets), "failed" (any failed), "pending" (otherwise). upload is the
- * summary's {"target": "state"} or crash.json's {"target": {"state": ...}}.
- */
-const char *upload_state_summary(json_t *upload);
-
 /* "12.3K", "4.0M", "512B", in 1024s as systemd prints sizes. */
 #define FORMAT_BYTES_MAX 16
 char *format_bytes(char buf[static FORMAT_BYTES_MAX], uint64_t bytes);

@@ -93,29 +93,21 @@ static const struct option list_option_table[] = {
 
 const VerbOptions list_options = {list_option_table, "S:U:n:", handle_list_option};
 
-static bool field_matches(json_t *summary, const char *key, const char *want)
+static bool field_matches(const char *value, const char *want)
 {
-	const char *v;
-
-	if (!want)
-		return true;
-	v = crash_string(summary, key);
-	return v && strcasecmp(v, want) == 0;
+	return !want || strcasecmp(value, want) == 0;
 }
 
-static bool crash_matches(json_t *summary)
+static bool crash_matches(const StoreListEntry *e)
 {
-	usec_t t = crash_time_usec(summary, "time");
-
-	return t >= arg_since && t <= arg_until && field_matches(summary, "reason", arg_reason) &&
-	       field_matches(summary, "kind", arg_kind) &&
-	       field_matches(summary, "signature", arg_signature);
+	return e->time >= arg_since && e->time <= arg_until &&
+	       field_matches(e->reason, arg_reason) && field_matches(e->kind, arg_kind) &&
+	       field_matches(e->signature, arg_signature);
 }
 
-/* What a crash says about itself in one line: the panic/oops message, else the function. */
-static const char *crash_headline(json_t *summary)
+static const char *or_dash(const char *s)
 {
-	return crash_string(summary, "message") ?: crash_string(summary, "function");
+	return s && *s ? s : NULL;
 }
 
 static int compare_strings(const void *a, const void *b)
@@ -123,16 +115,16 @@ static int compare_strings(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The shortest prefix length that tells every listed id apart (ids arrive sorted by time). */
-static size_t short_id_length(json_t *summaries)
+/* The shortest prefix length that tells every listed id apart, at least SHORT_ID_MIN. */
+static size_t short_id_length(const StoreListEntry *const *v, size_t n)
 {
-	size_t n = json_array_size(summaries), len = SHORT_ID_MIN;
 	_cleanup_free_ const char **ids = calloc(n ?: 1, sizeof(char *));
+	size_t len = SHORT_ID_MIN;
 
 	if (!ids)
 		return STORE_CRASH_ID_LEN;
 	for (size_t i = 0; i < n; i++)
-		ids[i] = crash_string(json_array_get(summaries, i), "id") ?: "";
+		ids[i] = v[i]->id;
 	qsort(ids, n, sizeof(char *), compare_strings);
 	for (size_t i = 1; i < n; i++) {
 		size_t k = 0;
@@ -144,30 +136,30 @@ static size_t short_id_length(json_t *summaries)
 	return MIN(len, STORE_CRASH_ID_LEN);
 }
 
-static int print_crash_table(json_t *summaries)
+static int print_crash_table(const StoreListEntry *const *v, size_t n)
 {
 	static const char *const headers[] = {"TIME",	"ID",	  "KIND",   "REASON",
 					      "KERNEL", "UPLOAD", "MESSAGE"};
 	_cleanup_table_ Table *t = table_new(ARRAY_SIZE(headers), headers);
-	size_t idlen = short_id_length(summaries), i;
-	json_t *c;
+	size_t idlen = short_id_length(v, n);
 	int r;
 
 	if (!t)
 		return log_oom();
 
-	json_array_foreach(summaries, i, c) {
+	for (size_t i = 0; i < n; i++) {
 		char tbuf[FORMAT_TIMESTAMP_MAX], id[STORE_CRASH_ID_LEN + 1];
-		const char *cells[ARRAY_SIZE(headers)];
+		const char *cells[ARRAY_SIZE(headers)] = {
+			format_timestamp(tbuf, v[i]->time, false),
+			id,
+			or_dash(v[i]->kind),
+			or_dash(v[i]->reason),
+			or_dash(v[i]->kernel_version),
+			or_dash(v[i]->upload),
+			or_dash(v[i]->headline),
+		};
 
-		snprintf(id, sizeof(id), "%.*s", (int)idlen, crash_string(c, "id") ?: "-");
-		cells[0] = format_timestamp(tbuf, crash_time_usec(c, "time"), false);
-		cells[1] = id;
-		cells[2] = crash_string(c, "kind");
-		cells[3] = crash_string(c, "reason");
-		cells[4] = crash_string(c, "kernel_version");
-		cells[5] = upload_state_summary(json_object_get(c, "upload"));
-		cells[6] = crash_headline(c);
+		snprintf(id, sizeof(id), "%.*s", (int)idlen, v[i]->id);
 		if (table_add_row(t, cells) < 0)
 			return log_oom();
 	}
@@ -176,112 +168,91 @@ static int print_crash_table(json_t *summaries)
 	if (r < 0)
 		return log_error_errno(r, "Failed to write the list: %m");
 	if (arg_legend)
-		printf("\n%zu crash%s listed.\n", table_rows(t), table_rows(t) == 1 ? "" : "es");
+		printf("\n%zu crash%s listed.\n", n, n == 1 ? "" : "es");
 	return 0;
 }
 
-static int group_key(json_t *summary, char **ret)
-{
-	const char *sig = crash_string(summary, "signature");
+/* Crashes with the same signature; a crash without one is a group of its own. */
+typedef struct Group {
+	const StoreListEntry *first, *last; /* the oldest and the newest member */
+	size_t start, count;		    /* members: by_key[start ... start + count) */
+} Group;
 
-	/* A crash without a signature stays alone: its key is its id. */
-	return asprintf(ret, "%s%s", sig ? "s:" : "i:", sig ?: crash_string(summary, "id") ?: "") < 0
-		       ? -ENOMEM
-		       : 0;
+static const char *group_key(const StoreListEntry *e)
+{
+	return *e->signature ? e->signature : e->id;
 }
 
-static int compare_group_last(const void *a, const void *b)
+static int compare_by_key(const void *a, const void *b)
 {
-	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "last"));
-	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "last"));
+	const StoreListEntry *x = *(const StoreListEntry *const *)a;
+	const StoreListEntry *y = *(const StoreListEntry *const *)b;
+	int c = (*x->signature != 0) - (*y->signature != 0);
 
-	return x < y ? -1 : x > y;
+	if (c == 0)
+		c = strcmp(group_key(x), group_key(y));
+	if (c == 0)
+		c = x->time < y->time ? -1 : x->time > y->time;
+	return c != 0 ? c : strcmp(x->id, y->id);
 }
 
-/*
- * Folds crashes by signature into {"signature", "count", "first", "last",
- * "kind", "reason", "message", "ids"} (kind, reason and message of the
- * newest), ordered by their last crash, newest last.
- */
-static int group_by_signature(json_t *summaries, json_t **ret)
+static int compare_groups(const void *a, const void *b)
 {
-	json_auto_t *by_key = json_object(), *groups = json_array();
-	_cleanup_free_ json_t **v = NULL;
-	const char *key;
-	size_t i, n = 0;
-	json_t *c, *g;
+	const Group *x = a, *y = b;
 
-	if (!by_key || !groups)
+	if (x->last->time != y->last->time)
+		return x->last->time < y->last->time ? -1 : 1;
+	return strcmp(x->last->id, y->last->id);
+}
+
+/* Groups the crashes of v (sorted in place by key), ordered by their newest crash. */
+static int group_by_signature(const StoreListEntry **v, size_t n, Group **ret, size_t *ret_n)
+{
+	_cleanup_free_ Group *groups = calloc(n ?: 1, sizeof(Group));
+	size_t k = 0;
+
+	if (!groups)
 		return -ENOMEM;
-
-	/* Summaries come oldest first, so each crash is the newest of its group so far. */
-	json_array_foreach(summaries, i, c) {
-		_cleanup_free_ char *k = NULL;
-		json_int_t time = json_integer_value(json_object_get(c, "time"));
-		const char *headline = crash_headline(c);
-
-		if (group_key(c, &k) < 0)
-			return -ENOMEM;
-		g = json_object_get(by_key, k);
-		if (!g) {
-			g = json_pack("{s:O, s:I, s:I, s:[]}", "signature",
-				      json_object_get(c, "signature") ?: json_null(), "count",
-				      (json_int_t)0, "first", time, "ids");
-			if (!g || json_object_set_new(by_key, k, g) < 0)
-				return -ENOMEM;
+	qsort(v, n, sizeof(*v), compare_by_key);
+	for (size_t i = 0; i < n; i++) {
+		if (k > 0 && (*v[i]->signature != 0) == (*groups[k - 1].last->signature != 0) &&
+		    streq(group_key(v[i]), group_key(groups[k - 1].last))) {
+			groups[k - 1].last = v[i];
+			groups[k - 1].count++;
+			continue;
 		}
-		if (json_object_set_new(
-			    g, "count",
-			    json_integer(json_integer_value(json_object_get(g, "count")) + 1)) <
-			    0 ||
-		    json_object_set_new(g, "last", json_integer(time)) < 0 ||
-		    json_object_set(g, "kind", json_object_get(c, "kind") ?: json_null()) < 0 ||
-		    json_object_set(g, "reason", json_object_get(c, "reason") ?: json_null()) < 0 ||
-		    json_object_set_new(g, "message",
-					headline ? json_string(headline) : json_null()) < 0 ||
-		    json_array_append(json_object_get(g, "ids"), json_object_get(c, "id")) < 0)
-			return -ENOMEM;
+		groups[k++] = (Group){.first = v[i], .last = v[i], .start = i, .count = 1};
 	}
-
-	v = calloc(json_object_size(by_key) ?: 1, sizeof(json_t *));
-	if (!v)
-		return -ENOMEM;
-	json_object_foreach(by_key, key, g)
-		v[n++] = g;
-	qsort(v, n, sizeof(json_t *), compare_group_last);
-	for (i = 0; i < n; i++)
-		if (json_array_append(groups, v[i]) < 0)
-			return -ENOMEM;
-
+	qsort(groups, k, sizeof(Group), compare_groups);
 	*ret = TAKE_PTR(groups);
+	*ret_n = k;
 	return 0;
 }
 
-static int print_group_table(json_t *groups)
+static int print_group_table(const Group *groups, size_t n)
 {
 	static const char *const headers[] = {"COUNT",	"FIRST",     "LAST",
 					      "REASON", "SIGNATURE", "MESSAGE"};
 	_cleanup_table_ Table *t = table_new(ARRAY_SIZE(headers), headers);
-	json_t *g;
-	size_t i;
 	int r;
 
 	if (!t)
 		return log_oom();
 	table_set_align_right(t, 0, true);
 
-	json_array_foreach(groups, i, g) {
+	for (size_t i = 0; i < n; i++) {
 		char first[FORMAT_TIMESTAMP_MAX], last[FORMAT_TIMESTAMP_MAX], count[32];
-		const char *cells[ARRAY_SIZE(headers)];
+		const Group *g = &groups[i];
+		const char *cells[ARRAY_SIZE(headers)] = {
+			count,
+			format_timestamp(first, g->first->time, false),
+			format_timestamp(last, g->last->time, false),
+			or_dash(g->last->reason),
+			or_dash(g->last->signature),
+			or_dash(g->last->headline),
+		};
 
-		snprintf(count, sizeof(count), "%" JSON_INTEGER_FORMAT,
-			 json_integer_value(json_object_get(g, "count")));
-		cells[0] = count;
-		cells[1] = format_timestamp(first, crash_time_usec(g, "first"), false);
-		cells[2] = format_timestamp(last, crash_time_usec(g, "last"), false);
-		cells[3] = crash_string(g, "reason");
-		cells[4] = crash_string(g, "signature");
-		cells[5] = crash_string(g, "message");
+		snprintf(count, sizeof(count), "%zu", g->count);
 		if (table_add_row(t, cells) < 0)
 			return log_oom();
 	}
@@ -290,64 +261,126 @@ static int print_group_table(json_t *groups)
 	if (r < 0)
 		return log_error_errno(r, "Failed to write the list: %m");
 	if (arg_legend)
-		printf("\n%zu signature%s listed.\n", table_rows(t), table_rows(t) == 1 ? "" : "s");
+		printf("\n%zu signature%s listed.\n", n, n == 1 ? "" : "s");
 	return 0;
 }
 
-/* The last n entries of a. */
-static int newest(json_t *a, size_t n, json_t **ret)
+static json_t *string_or_null(const char *s)
 {
-	size_t size = json_array_size(a);
-	json_t *v = json_array();
+	return s && *s ? json_string(s) : json_null();
+}
 
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = size > n ? size - n : 0; i < size; i++)
-		if (json_array_append(v, json_array_get(a, i)) < 0) {
-			json_decref(v);
-			return -ENOMEM;
-		}
-	*ret = v;
-	return 0;
+/*
+ * --group --json: [{"signature", "count", "first", "last", "kind", "reason",
+ * "message", "ids"}], kind, reason and message those of the newest crash.
+ */
+static int print_groups_json(const Group *groups, size_t n, const StoreListEntry *const *by_key)
+{
+	json_auto_t *out = json_array();
+
+	if (!out)
+		return log_oom();
+	for (size_t i = 0; i < n; i++) {
+		const Group *g = &groups[i];
+		json_t *ids = json_array(), *o;
+
+		for (size_t k = 0; ids && k < g->count; k++)
+			if (json_array_append_new(ids, json_string(by_key[g->start + k]->id)) < 0) {
+				json_decref(ids);
+				ids = NULL;
+			}
+		o = json_pack("{s:o, s:I, s:I, s:I, s:o, s:o, s:o, s:o*}", "signature",
+			      string_or_null(g->last->signature), "count", (json_int_t)g->count,
+			      "first", (json_int_t)g->first->time, "last",
+			      (json_int_t)g->last->time, "kind", string_or_null(g->last->kind),
+			      "reason", string_or_null(g->last->reason), "message",
+			      string_or_null(g->last->headline), "ids", ids);
+		if (!o || !ids || json_array_append_new(out, o) < 0)
+			return log_oom();
+	}
+	return print_json(out);
+}
+
+/* --json: the full index summaries of the selected crashes, in their order. */
+static int print_summaries_json(Store *s, const StoreListEntry *const *v, size_t n)
+{
+	json_auto_t *all = NULL, *by_id = json_object(), *out = json_array();
+	json_t *c;
+	size_t i;
+	int r;
+
+	if (!by_id || !out)
+		return log_oom();
+	r = store_list(s, &all);
+	if (r < 0)
+		return log_store_error(r, arg_store_dir);
+	json_array_foreach(all, i, c)
+		if (json_object_set(by_id, crash_string(c, "id") ?: "", c) < 0)
+			return log_oom();
+	for (i = 0; i < n; i++) {
+		c = json_object_get(by_id, v[i]->id);
+		/* Gone between the two reads: deleted meanwhile, so not listed. */
+		if (c && json_array_append(out, c) < 0)
+			return log_oom();
+	}
+	return print_json(out);
 }
 
 int verb_list(int argc, char *argv[])
 {
 	_cleanup_(store_freep) Store *s = NULL;
-	json_auto_t *all = NULL, *selected = json_array(), *groups = NULL, *shown = NULL;
-	json_t *c;
-	size_t i;
+	_cleanup_(store_listing_freep) StoreListing *l = NULL;
+	_cleanup_free_ const StoreListEntry **v = NULL;
+	_cleanup_free_ Group *groups = NULL;
+	size_t n = 0, n_groups = 0;
 	int r;
 
-	if (!selected)
-		return log_oom();
 	if (arg_since > arg_until)
 		return log_error_errno(EINVAL, "--since= is after --until=: nothing can match.");
 
 	r = open_store(false, &s);
 	if (r < 0)
 		return r;
-	r = store_list(s, &all);
+	r = store_list_entries(s, &l);
 	if (r < 0)
 		return log_store_error(r, arg_store_dir);
 
-	json_array_foreach(all, i, c)
-		if (crash_matches(c) && json_array_append(selected, c) < 0)
-			return log_oom();
+	v = calloc(store_listing_size(l) ?: 1, sizeof(*v));
+	if (!v)
+		return log_oom();
+	for (size_t i = 0; i < store_listing_size(l); i++)
+		if (crash_matches(store_listing_entry(l, i)))
+			v[n++] = store_listing_entry(l, i);
 
-	if (arg_group && group_by_signature(selected, &groups) < 0)
-		return log_oom();
-	if (newest(arg_group ? groups : selected, arg_lines, &shown) < 0)
-		return log_oom();
+	if (arg_group) {
+		if (group_by_signature(v, n, &groups, &n_groups) < 0)
+			return log_oom();
+		/* The newest N groups. */
+		if (n_groups > arg_lines) {
+			memmove(groups, groups + n_groups - arg_lines, arg_lines * sizeof(Group));
+			n_groups = arg_lines;
+		}
+		if (arg_json != JSON_OFF)
+			return print_groups_json(groups, n_groups, v);
+		if (n_groups == 0)
+			goto none;
+		pager_open();
+		return print_group_table(groups, n_groups);
+	}
+
+	/* The newest N crashes, still oldest first. */
+	const StoreListEntry *const *shown = v + (n > arg_lines ? n - arg_lines : 0);
+	n = MIN(n, arg_lines);
 
 	if (arg_json != JSON_OFF)
-		return print_json(shown);
-
-	if (json_array_size(shown) == 0) {
-		if (arg_legend)
-			log_info("No crashes found.");
-		return 0;
-	}
+		return print_summaries_json(s, shown, n);
+	if (n == 0)
+		goto none;
 	pager_open();
-	return arg_group ? print_group_table(shown) : print_crash_table(shown);
+	return print_crash_table(shown, n);
+
+none:
+	if (arg_legend)
+		log_info("No crashes found.");
+	return 0;
 }

@@ -53,3 +53,4 @@ int verb_status(int argc, char *argv[]);
 int verb_delete(int argc, char *argv[]);
 int verb_upload(int argc, char *argv[]);
 int verb_vacuum(int argc, char *argv[]);
+int verb_decode(int argc, char *argv[]);

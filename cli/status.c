@@ -307,7 +307,7 @@ static int store_status(json_t **ret)
 	}
 
 	json_array_foreach(summaries, i, c) {
-		const char *state = upload_state_summary(json_object_get(c, "upload"));
+		const char *state = store_upload_state(json_object_get(c, "upload"));
 
 		bytes += json_integer_value(json_object_get(c, "stored_bytes"));
 		if (streq(state, "pending") || streq(state, "failed"))

@@ -10,12 +10,24 @@
 #include "macro.h"
 #include "table.h"
 
+/*
+ * The cells' text lives in one growing buffer, each cell found by its offset:
+ * a listing of 10,000 crashes is 70,000 cells, and one allocation each would
+ * cost more than printing them.
+ */
 struct Table {
 	size_t n_columns;
-	char **cells; /* n_rows * n_columns, row after row; row 0 holds the headers */
+	size_t *cells; /* n_rows * n_columns offsets into text, row after row; row 0: headers */
 	size_t n_rows, n_allocated;
+	char *text;
+	size_t text_size, text_allocated;
 	bool *align_right;
 };
+
+static const char *cell(const Table *t, size_t row, size_t column)
+{
+	return t->text + t->cells[row * t->n_columns + column];
+}
 
 size_t utf8_width(const char *s)
 {
@@ -48,30 +60,38 @@ size_t terminal_width(void)
 
 static int table_append(Table *t, const char *const *cells)
 {
-	size_t n = t->n_columns;
+	size_t n = t->n_columns, need = 0;
 
 	if (t->n_rows == t->n_allocated) {
-		size_t a = t->n_allocated ? t->n_allocated * 2 : 16;
-		char **c = reallocarray(t->cells, a * n, sizeof(char *));
+		size_t a = t->n_allocated ? t->n_allocated * 2 : 64;
+		size_t *c = reallocarray(t->cells, a * n, sizeof(size_t));
 
 		if (!c)
 			return -ENOMEM;
 		t->cells = c;
 		t->n_allocated = a;
 	}
+	for (size_t i = 0; i < n; i++)
+		need += strlen(cells[i] ?: "-") + 1;
+	if (t->text_size + need > t->text_allocated) {
+		size_t a = MAX(t->text_allocated * 2, t->text_size + need + 4096);
+		char *p = realloc(t->text, a);
+
+		if (!p)
+			return -ENOMEM;
+		t->text = p;
+		t->text_allocated = a;
+	}
 
 	for (size_t i = 0; i < n; i++) {
-		char *s = strdup(cells[i] ?: "-");
+		const char *s = cells[i] ?: "-";
+		char *w = t->text + t->text_size;
 
-		if (!s) {
-			while (i > 0)
-				free(t->cells[t->n_rows * n + --i]);
-			return -ENOMEM;
-		}
-		for (char *p = s; *p; p++)
-			if ((unsigned char)*p < ' ' || *p == 0x7f)
-				*p = ' ';
-		t->cells[t->n_rows * n + i] = s;
+		t->cells[t->n_rows * n + i] = t->text_size;
+		for (; *s; s++)
+			*w++ = (unsigned char)*s < ' ' || *s == 0x7f ? ' ' : *s;
+		*w++ = '\0';
+		t->text_size = w - t->text;
 	}
 	t->n_rows++;
 	return 0;
@@ -94,9 +114,8 @@ Table *table_free(Table *t)
 {
 	if (!t)
 		return NULL;
-	for (size_t i = 0; i < t->n_rows * t->n_columns; i++)
-		free(t->cells[i]);
 	free(t->cells);
+	free(t->text);
 	free(t->align_right);
 	free(t);
 	return NULL;
@@ -118,26 +137,36 @@ size_t table_rows(const Table *t)
 	return t->n_rows - 1;
 }
 
-/* Prints at most max columns of s, ending in an ellipsis if it had to cut. */
-static void print_cut(FILE *f, const char *s, size_t max)
+static void print_spaces(FILE *f, size_t n)
 {
-	bool utf8 = streq(nl_langinfo(CODESET), "UTF-8");
-	const char *ellipsis = utf8 ? "…" : "...";
-	size_t ew = utf8 ? 1 : 3, w = 0;
-	const char *p;
+	static const char spaces[] =
+		"                                                                ";
 
-	if (utf8_width(s) <= max) {
+	for (; n > 0; n -= MIN(n, sizeof(spaces) - 1))
+		fwrite(spaces, 1, MIN(n, sizeof(spaces) - 1), f);
+}
+
+/* Prints s, width w, in at most max columns, ending in an ellipsis if it had to cut. */
+static void print_cut(FILE *f, const char *s, size_t w, size_t max)
+{
+	bool utf8;
+	const char *ellipsis, *p;
+	size_t ew, k = 0;
+
+	if (w <= max) {
 		fputs(s, f);
 		return;
 	}
+	utf8 = streq(nl_langinfo(CODESET), "UTF-8");
+	ellipsis = utf8 ? "…" : "...";
+	ew = utf8 ? 1 : 3;
 	if (max <= ew) {
 		fprintf(f, "%.*s", (int)max, "...");
 		return;
 	}
-	for (p = s; *p; p++) {
-		if (((unsigned char)*p & 0xc0) != 0x80 && w++ == max - ew)
+	for (p = s; *p; p++)
+		if (((unsigned char)*p & 0xc0) != 0x80 && k++ == max - ew)
 			break;
-	}
 	fwrite(s, 1, p - s, f);
 	fputs(ellipsis, f);
 }
@@ -152,31 +181,31 @@ int table_print(const Table *t, FILE *f, bool legend, size_t width)
 
 	for (size_t r = legend ? 0 : 1; r < t->n_rows; r++)
 		for (size_t c = 0; c < n; c++)
-			widths[c] = MAX(widths[c], utf8_width(t->cells[r * n + c]));
+			widths[c] = MAX(widths[c], utf8_width(cell(t, r, c)));
 	for (size_t c = 0; c < n; c++)
 		total += widths[c] + (c + 1 < n ? 2 : 0);
 
 	/* Only the last column gives way, and never below its header's width. */
 	if (width > 0 && total > width) {
-		size_t others = total - widths[n - 1], min = utf8_width(t->cells[n - 1]);
+		size_t others = total - widths[n - 1], min = utf8_width(cell(t, 0, n - 1));
 
 		widths[n - 1] = others < width ? MAX(width - others, min) : min;
 	}
 
 	for (size_t r = legend ? 0 : 1; r < t->n_rows; r++) {
 		for (size_t c = 0; c < n; c++) {
-			const char *s = t->cells[r * n + c];
-			size_t pad = widths[c] > utf8_width(s) ? widths[c] - utf8_width(s) : 0;
+			const char *s = cell(t, r, c);
+			size_t w = utf8_width(s), pad = widths[c] > w ? widths[c] - w : 0;
 
 			if (c + 1 == n && !t->align_right[c]) {
-				print_cut(f, s, widths[c]);
+				print_cut(f, s, w, widths[c]);
 				break;
 			}
 			if (t->align_right[c])
-				fprintf(f, "%*s", (int)pad, "");
-			print_cut(f, s, widths[c]);
+				print_spaces(f, pad);
+			print_cut(f, s, w, widths[c]);
 			if (!t->align_right[c])
-				fprintf(f, "%*s", (int)pad, "");
+				print_spaces(f, pad);
 			if (c + 1 < n)
 				fputs("  ", f);
 		}

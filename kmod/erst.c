@@ -497,7 +497,7 @@ int erst_fw_clear(u64 record_id)
 	return rc;
 }
 
-ssize_t erst_fw_record_count(void)
+static ssize_t erst_fw_record_count(void)
 {
 	unsigned long flags;
 	u64 count;
@@ -541,9 +541,9 @@ int erst_fw_read_all(struct list_head *records)
 {
 	unsigned int steps, found = 0;
 	struct erst_record *rec;
+	u64 id, first = ERST_ID_END;
 	unsigned long flags;
 	u32 len = 0;
-	u64 id;
 	int rc = 0;
 
 	for (steps = 0; steps < 2 * ERST_MAX_RECORDS && found < ERST_MAX_RECORDS; steps++) {
@@ -553,12 +553,14 @@ int erst_fw_read_all(struct list_head *records)
 
 		raw_spin_lock_irqsave(&erst_lock, flags);
 		rc = erst_run_value(ACPI_ERST_GET_RECORD_ID, 0, &id);
-		if (rc || id == ERST_ID_END || id == ERST_ID_UNSPECIFIED ||
+		if (rc || id == ERST_ID_END || id == ERST_ID_UNSPECIFIED || id == first ||
 		    erst_records_contain(records, id)) {
 			raw_spin_unlock_irqrestore(&erst_lock, flags);
 			kfree(rec);
 			return rc;
 		}
+		if (first == ERST_ID_END)
+			first = id;
 		rc = __erst_read(id);
 		if (!rc) {
 			__le32 raw_len;
@@ -878,8 +880,9 @@ int erst_fw_init(void)
 	if (rc)
 		goto out_unmap_registers;
 
-	pr_info("ERST: %u instructions, error log address range [mem %#010llx-%#010llx]\n",
-		erst.nr_entries, erst.erange_base, erst.erange_base + erst.erange_size - 1);
+	pr_info("ERST: %u instructions, error log address range [mem %#010llx-%#010llx], %zd records stored\n",
+		erst.nr_entries, erst.erange_base, erst.erange_base + erst.erange_size - 1,
+		erst_fw_record_count());
 	return 0;
 
 out_unmap_registers:

@@ -42,7 +42,19 @@ module_param(fsname, charp, 0444);
 MODULE_PARM_DESC(fsname, "name of the standalone filesystem, for mount -t (default: pstore; use another name next to the kernel's pstore)");
 
 unsigned int erst_kmsg_bytes = 10240;
-module_param_named(kmsg_bytes, erst_kmsg_bytes, uint, 0644);
+
+/* A dump of 0 bytes would store nothing: refuse it, at load and in sysfs. */
+static int erst_kmsg_bytes_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, UINT_MAX);
+}
+
+static const struct kernel_param_ops erst_kmsg_bytes_ops = {
+	.set = erst_kmsg_bytes_set,
+	.get = param_get_uint,
+};
+module_param_cb(kmsg_bytes, &erst_kmsg_bytes_ops, &erst_kmsg_bytes, 0644);
+__MODULE_PARM_TYPE(kmsg_bytes, "uint");
 MODULE_PARM_DESC(kmsg_bytes, "standalone mode: bytes of the kernel log one dump keeps, split into records (default: 10240; also a mount option)");
 
 bool erst_record_shutdown;
@@ -91,10 +103,6 @@ static int __init pstore_erst_init(void)
 		return -EINVAL;
 	}
 	BUILD_BUG_ON(ARRAY_SIZE(erst_mode_names) != _ERST_MODE_MAX);
-	if (!erst_kmsg_bytes) {
-		pr_err("kmsg_bytes=0 would store nothing: give a size in bytes\n");
-		return -EINVAL;
-	}
 
 	if (erst_kernel_driver_active()) {
 		pr_err("the kernel's own ERST driver is active; two drivers must not drive one firmware interface: boot with erst_disable to use this module\n");

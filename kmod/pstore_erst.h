@@ -19,7 +19,6 @@ void erst_fw_exit(void);
 size_t erst_fw_record_size(void);
 int erst_fw_write(int (*fill)(void *buf, size_t size, void *arg), void *arg);
 int erst_fw_clear(u64 record_id);
-ssize_t erst_fw_record_count(void);
 
 /* One record as read from ERST: the whole CPER record, byte for byte. */
 struct erst_record {

@@ -70,6 +70,8 @@ void cper_append(CperCtx *c, json_t *a, json_t *v);
 json_t *cper_child_object(CperCtx *c, json_t *parent, const char *key);
 json_t *cper_child_array(CperCtx *c, json_t *parent, const char *key);
 json_t *cper_hex_u64(uint64_t v, unsigned width);
+/* name + suffix into key, truncated to fit: cheaper than snprintf() on hot paths. */
+void cper_key_suffixed(char *key, size_t size, const char *name, const char *suffix);
 json_t *cper_guid_json(const uint8_t *g);
 void cper_guid_format(const uint8_t *g, char buf[static 37]);
 

@@ -121,6 +121,21 @@ static void put_flag(CperCtx *c, json_t *o, const char *name, uint64_t check, un
 	cper_set(c, o, name, json_boolean(check & BIT(bit)));
 }
 
+/*
+ * Runs of flags in check information (bits 0-15 say which fields are valid):
+ * names[i] is bit first_bit + i, valid when bit first_valid + i is set.
+ */
+static void put_flags(CperCtx *c, json_t *o, uint64_t check, unsigned first_valid,
+		      unsigned first_bit, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (check & BIT(first_valid + i))
+			put_flag(c, o, names[i], check, first_bit + (unsigned)i);
+}
+
+static const char *const ia_flag_names[] = {"processor_context_corrupt", "uncorrected",
+					    "precise_ip", "restartable_ip", "overflow"};
+
 /* Check information (N.2.4.2.2 - N.2.4.2.5): bits 0-15 say which fields are valid. */
 static void decode_ia_check(CperCtx *c, json_t *o, int type, uint64_t check)
 {
@@ -130,16 +145,7 @@ static void decode_ia_check(CperCtx *c, json_t *o, int type, uint64_t check)
 		if (valid & BIT(0))
 			cper_put_enum_value(c, o, "error_type", FIELD(check, 16, 3),
 					    ia_ms_type_strs, ARRAY_SIZE(ia_ms_type_strs));
-		if (valid & BIT(1))
-			put_flag(c, o, "processor_context_corrupt", check, 19);
-		if (valid & BIT(2))
-			put_flag(c, o, "uncorrected", check, 20);
-		if (valid & BIT(3))
-			put_flag(c, o, "precise_ip", check, 21);
-		if (valid & BIT(4))
-			put_flag(c, o, "restartable_ip", check, 22);
-		if (valid & BIT(5))
-			put_flag(c, o, "overflow", check, 23);
+		put_flags(c, o, check, 1, 19, ia_flag_names, ARRAY_SIZE(ia_flag_names));
 		return;
 	}
 
@@ -152,16 +158,7 @@ static void decode_ia_check(CperCtx *c, json_t *o, int type, uint64_t check)
 				    type == IA_CACHE ? 9 : 7);
 	if (valid & BIT(2))
 		cper_set(c, o, "level", json_integer((json_int_t)FIELD(check, 22, 3)));
-	if (valid & BIT(3))
-		put_flag(c, o, "processor_context_corrupt", check, 25);
-	if (valid & BIT(4))
-		put_flag(c, o, "uncorrected", check, 26);
-	if (valid & BIT(5))
-		put_flag(c, o, "precise_ip", check, 27);
-	if (valid & BIT(6))
-		put_flag(c, o, "restartable_ip", check, 28);
-	if (valid & BIT(7))
-		put_flag(c, o, "overflow", check, 29);
+	put_flags(c, o, check, 3, 25, ia_flag_names, ARRAY_SIZE(ia_flag_names));
 	if (type != IA_BUS)
 		return;
 	if (valid & BIT(8))
@@ -323,6 +320,9 @@ static const char *const arm_part_strs[] = {
 static const char *const arm_addr_space_strs[] = {
 	"External Memory Access", "Internal Memory Access", "Unknown", "Device Memory Access"};
 
+static const char *const arm_flag_names[] = {"processor_context_corrupt", "corrected", "precise_pc",
+					     "restartable_pc"};
+
 static void decode_arm_error_info(CperCtx *c, json_t *o, uint8_t type, uint64_t info)
 {
 	bool cache = type & BIT(1), tlb = type & BIT(2), bus = type & BIT(3);
@@ -347,14 +347,7 @@ static void decode_arm_error_info(CperCtx *c, json_t *o, uint8_t type, uint64_t 
 	}
 	if (valid & BIT(2))
 		cper_set(c, o, "level", json_integer((json_int_t)FIELD(info, 22, 3)));
-	if (valid & BIT(3))
-		put_flag(c, o, "processor_context_corrupt", info, 25);
-	if (valid & BIT(4))
-		put_flag(c, o, "corrected", info, 26);
-	if (valid & BIT(5))
-		put_flag(c, o, "precise_pc", info, 27);
-	if (valid & BIT(6))
-		put_flag(c, o, "restartable_pc", info, 28);
+	put_flags(c, o, info, 3, 25, arm_flag_names, ARRAY_SIZE(arm_flag_names));
 	if (!bus)
 		return;
 	if (valid & BIT(7))

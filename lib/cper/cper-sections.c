@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cper-internal.h"
+#include "utf8-util.h"
 #include "zlib-util.h"
 
 #define BIT(n) (UINT64_C(1) << (n))
@@ -49,19 +50,14 @@ static const char *const mem_err_type_strs[] = {
 	"physical memory map-out event",
 };
 
-static void decode_memory(const CperBuf *b, json_t *body)
+/*
+ * The fields both memory error sections start with, up to the bank; the bank
+ * group and address validation bits are bank_bit and bank_bit + 1.
+ */
+static void decode_memory_head(const CperBuf *b, json_t *body, uint64_t v, unsigned bank_bit)
 {
 	CperCtx *c = b->ctx;
-	uint64_t v = 0, bank, ext = 0, row;
-
-	cper_need(b, 73, "memory error section");
-	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
-		return;
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
-	cper_set(c, body, "layout",
-		 json_string(b->len >= 80   ? "uefi-2.3"
-			     : b->len >= 73 ? "uefi-2.1"
-					    : "short"));
+	uint64_t bank;
 
 	cper_put_error_status(b, body, 8, v & BIT(0));
 	cper_put_hex(b, body, "physical_address", 16, 8, v & BIT(1));
@@ -70,10 +66,26 @@ static void decode_memory(const CperBuf *b, json_t *body)
 	cper_put_uint(b, body, "card", 34, 2, v & BIT(4));
 	cper_put_uint(b, body, "module", 36, 2, v & BIT(5));
 	cper_put_uint(b, body, "bank", 38, 2, v & BIT(6));
-	if (cper_field(b, 38, 2, v & BIT(19), "bank_group", &bank))
+	if (cper_field(b, 38, 2, v & BIT(bank_bit), "bank_group", &bank))
 		cper_set(c, body, "bank_group", json_integer((json_int_t)(bank >> 8)));
-	if (cper_field(b, 38, 2, v & BIT(20), "bank_address", &bank))
+	if (cper_field(b, 38, 2, v & BIT(bank_bit + 1), "bank_address", &bank))
 		cper_set(c, body, "bank_address", json_integer((json_int_t)(bank & 0xff)));
+}
+
+static void decode_memory(const CperBuf *b, json_t *body)
+{
+	CperCtx *c = b->ctx;
+	uint64_t v = 0, ext = 0, row;
+
+	cper_need(b, 73, "memory error section");
+	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
+		return;
+	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
+	/* 80 bytes since UEFI 2.3, 73 in UEFI 2.1 and 2.2, anything else is neither. */
+	const char *layout = b->len >= 80 ? "uefi-2.3" : b->len == 73 ? "uefi-2.1" : "nonstandard";
+	cper_set(c, body, "layout", json_string(layout));
+
+	decode_memory_head(b, body, v, 19);
 	cper_put_uint(b, body, "device", 40, 2, v & BIT(7));
 	if (cper_field(b, 42, 2, v & (BIT(8) | BIT(18)), "row", &row)) {
 		if (cper_field(b, 73, 1, v & BIT(18), "row_extension", &ext))
@@ -106,23 +118,13 @@ static void decode_memory(const CperBuf *b, json_t *body)
 static void decode_memory2(const CperBuf *b, json_t *body)
 {
 	CperCtx *c = b->ctx;
-	uint64_t v = 0, bank;
+	uint64_t v = 0;
 
 	cper_need(b, 96, "memory error 2 section");
 	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
 		return;
 	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
-	cper_put_error_status(b, body, 8, v & BIT(0));
-	cper_put_hex(b, body, "physical_address", 16, 8, v & BIT(1));
-	cper_put_hex(b, body, "physical_address_mask", 24, 8, v & BIT(2));
-	cper_put_uint(b, body, "node", 32, 2, v & BIT(3));
-	cper_put_uint(b, body, "card", 34, 2, v & BIT(4));
-	cper_put_uint(b, body, "module", 36, 2, v & BIT(5));
-	cper_put_uint(b, body, "bank", 38, 2, v & BIT(6));
-	if (cper_field(b, 38, 2, v & BIT(20), "bank_group", &bank))
-		cper_set(c, body, "bank_group", json_integer((json_int_t)(bank >> 8)));
-	if (cper_field(b, 38, 2, v & BIT(21), "bank_address", &bank))
-		cper_set(c, body, "bank_address", json_integer((json_int_t)(bank & 0xff)));
+	decode_memory_head(b, body, v, 20);
 	cper_put_uint(b, body, "device", 40, 4, v & BIT(7));
 	cper_put_uint(b, body, "row", 44, 4, v & BIT(8));
 	cper_put_uint(b, body, "column", 48, 4, v & BIT(9));
@@ -432,7 +434,7 @@ static void decode_dmar_generic(const CperBuf *b, json_t *body)
 	static const char *const addr_strs[] = {"untranslated request", "translation request"};
 	static const char *const arch_strs[] = {[1] = "VT-d", [2] = "IOMMU"};
 
-	cper_need(b, 16, "DMAr generic error section");
+	cper_need(b, 32, "DMAr generic error section");
 	cper_put_hex(b, body, "requester_id", 0, 2, true);
 	cper_put_uint(b, body, "segment", 2, 2, true);
 	cper_put_enum(b, body, "fault_reason", 4, 1, true, dmar_fault_strs,
@@ -626,6 +628,11 @@ static void decode_cxl_component(const CperBuf *b, json_t *body)
 		return;
 	cper_set(c, body, "length", json_integer((json_int_t)len));
 	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
+	if (len != b->len)
+		cper_error(c, b->base,
+			   "CXL component event length %" PRIu64
+			   " differs from the %zu-byte section",
+			   len, b->len);
 	if ((v & BIT(0)) && cper_need(b, 24, "CXL device id")) {
 		const uint8_t *p = b->p;
 		json_t *id = cper_child_object(c, body, "device_id");
@@ -646,6 +653,11 @@ static void decode_cxl_component(const CperBuf *b, json_t *body)
 		return;
 	}
 	CperBuf eb = cper_buf_sub(b, 32, b->len - 32);
+	if (eb.p[16] > eb.len)
+		cper_error(c, eb.base + 16,
+			   "component event record of %u bytes runs past the end of the section "
+			   "(%zu bytes left)",
+			   eb.p[16], eb.len);
 	json_t *ev = cper_child_object(c, body, "event");
 	if (!ev)
 		return;
@@ -686,56 +698,12 @@ static void decode_cxl_media(const CperBuf *b, json_t *body)
  * text, or deflate-compressed. The text is kept as it is, except for bytes
  * that are not valid UTF-8 (shown as U+FFFD) and NULs (dropped).
  */
-static size_t utf8_seq_len(const uint8_t *p, size_t n)
+static json_t *text_json(const void *p, size_t n)
 {
 	size_t len;
-	uint32_t cp;
+	_cleanup_free_ char *s = utf8_sanitize(p, n, &len);
 
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0)
-		len = 2, cp = p[0] & 0x1f;
-	else if ((p[0] & 0xf0) == 0xe0)
-		len = 3, cp = p[0] & 0x0f;
-	else if ((p[0] & 0xf8) == 0xf0)
-		len = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-static json_t *text_json(const uint8_t *p, size_t n)
-{
-	_cleanup_free_ char *s = malloc(3 * n + 1);
-	size_t k = 0;
-
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < n;) {
-		size_t l = utf8_seq_len(p + i, n - i);
-		if (l == 0) {
-			memcpy(s + k, "\xef\xbf\xbd", 3);
-			k += 3;
-			i++;
-		} else {
-			if (p[i] != '\0') {
-				memcpy(s + k, p + i, l);
-				k += l;
-			}
-			i += l;
-		}
-	}
-	return json_stringn(s, k);
+	return s ? json_stringn(s, len) : NULL;
 }
 
 static void decode_dmesg(const CperBuf *b, json_t *body)

@@ -130,11 +130,11 @@ static void print_member(const char *pfx, int indent, const json_t *o, const cha
 
 	fprintf(f, "%s%*s%s: ", pfx, indent, "", key);
 	print_scalar(v, f);
-	snprintf(k2, sizeof(k2), "%s_name", key);
+	cper_key_suffixed(k2, sizeof(k2), key, "_name");
 	const json_t *name = json_object_get(o, k2);
 	if (json_is_string(name))
 		fprintf(f, ", %s", json_string_value(name));
-	snprintf(k2, sizeof(k2), "%s_names", key);
+	cper_key_suffixed(k2, sizeof(k2), key, "_names");
 	const json_t *names = json_object_get(o, k2);
 	if (json_is_array(names) && json_array_size(names) > 0) {
 		size_t i;
@@ -236,7 +236,8 @@ int cper_record_print_text(const json_t *record, const char *prefix, FILE *f)
 			fprintf(f, "%s  section_type: %s\n", pfx, name);
 		if (streq(name, "unknown") || json_object_get(s, "truncated"))
 			fprintf(f, "%s  section length: %#llx\n", pfx,
-				(unsigned long long)json_integer_value(json_object_get(s, "length")));
+				(unsigned long long)json_integer_value(
+					json_object_get(s, "length")));
 		const json_t *body = json_object_get(s, "body");
 		if (body)
 			print_object(pfx, 2, body, f);

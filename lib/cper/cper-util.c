@@ -31,9 +31,10 @@ void cper_error(CperCtx *c, size_t offset, const char *fmt, ...)
 	cper_append(c, c->errors, e);
 }
 
+/* Keys are the decoder's own ASCII literals: no need for jansson to check them. */
 void cper_set(CperCtx *c, json_t *o, const char *key, json_t *v)
 {
-	if (json_object_set_new(o, key, v) < 0)
+	if (json_object_set_new_nocheck(o, key, v) < 0)
 		c->oom = true;
 }
 
@@ -52,7 +53,7 @@ static json_t *child(CperCtx *c, json_t *parent, const char *key, json_t *v)
 		return NULL;
 	}
 	/* Borrowed reference, valid as long as parent: the set steals v. */
-	r = key ? json_object_set_new(parent, key, v) : json_array_append_new(parent, v);
+	r = key ? json_object_set_new_nocheck(parent, key, v) : json_array_append_new(parent, v);
 	if (r < 0) {
 		c->oom = true;
 		return NULL;
@@ -70,19 +71,46 @@ json_t *cper_child_array(CperCtx *c, json_t *parent, const char *key)
 	return child(c, parent, key, json_array());
 }
 
+static const char hexdigits[] = "0123456789abcdef";
+
+/* snprintf() is the decoder's hottest path otherwise: format by hand. */
 json_t *cper_hex_u64(uint64_t v, unsigned width)
 {
 	char buf[19];
+	unsigned n = MIN(width, 8u) * 2;
 
-	snprintf(buf, sizeof(buf), "0x%0*" PRIx64, (int)width * 2, v);
-	return json_string(buf);
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (unsigned i = 0; i < n; i++)
+		buf[2 + i] = hexdigits[(v >> (4 * (n - 1 - i))) & 0xf];
+	return json_stringn_nocheck(buf, 2 + n);
+}
+
+static char *hex_bytes(char *d, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		*d++ = hexdigits[p[i] >> 4];
+		*d++ = hexdigits[p[i] & 0xf];
+	}
+	return d;
 }
 
 void cper_guid_format(const uint8_t *g, char buf[static 37])
 {
-	snprintf(buf, 37, "%08" PRIx32 "-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", cper_le32(g),
-		 cper_le16(g + 4), cper_le16(g + 6), g[8], g[9], g[10], g[11], g[12], g[13], g[14],
-		 g[15]);
+	/* The first three fields are little-endian, the last eight bytes in order. */
+	const uint8_t be[8] = {g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6]};
+	char *d = buf;
+
+	d = hex_bytes(d, be, 4);
+	*d++ = '-';
+	d = hex_bytes(d, be + 4, 2);
+	*d++ = '-';
+	d = hex_bytes(d, be + 6, 2);
+	*d++ = '-';
+	d = hex_bytes(d, g + 8, 2);
+	*d++ = '-';
+	d = hex_bytes(d, g + 10, 6);
+	*d = '\0';
 }
 
 json_t *cper_guid_json(const uint8_t *g)
@@ -90,7 +118,7 @@ json_t *cper_guid_json(const uint8_t *g)
 	char buf[37];
 
 	cper_guid_format(g, buf);
-	return json_string(buf);
+	return json_stringn_nocheck(buf, 36);
 }
 
 bool cper_field(const CperBuf *b, size_t off, size_t width, bool valid, const char *name,
@@ -132,12 +160,21 @@ bool cper_put_uint(const CperBuf *b, json_t *o, const char *name, size_t off, si
 	return true;
 }
 
+void cper_key_suffixed(char *key, size_t size, const char *name, const char *suffix)
+{
+	size_t n = strnlen(name, size - 1), m = MIN(strlen(suffix), size - 1 - n);
+
+	memcpy(key, name, n);
+	memcpy(key + n, suffix, m);
+	key[n + m] = '\0';
+}
+
 void cper_put_enum_value(CperCtx *c, json_t *o, const char *name, uint64_t v,
 			 const char *const *strs, size_t n_strs)
 {
 	char key[64];
 
-	snprintf(key, sizeof(key), "%s_name", name);
+	cper_key_suffixed(key, sizeof(key), name, "_name");
 	cper_set(c, o, name, json_integer((json_int_t)v));
 	cper_set(c, o, key, json_string(v < n_strs && strs[v] ? strs[v] : "unknown"));
 }
@@ -159,7 +196,7 @@ void cper_put_bits(CperCtx *c, json_t *o, const char *name, uint64_t v, unsigned
 	char key[64];
 	json_t *names = json_array();
 
-	snprintf(key, sizeof(key), "%s_names", name);
+	cper_key_suffixed(key, sizeof(key), name, "_names");
 	for (size_t i = 0; i < n_strs && i < 64; i++)
 		if ((v & (UINT64_C(1) << i)) && strs[i])
 			cper_append(c, names, json_string(strs[i]));
@@ -169,7 +206,6 @@ void cper_put_bits(CperCtx *c, json_t *o, const char *name, uint64_t v, unsigned
 
 void cper_put_dump(const CperBuf *b, json_t *o, const char *name, size_t off, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
 	_cleanup_free_ char *s = NULL;
 
 	if (off > b->len)
@@ -181,12 +217,8 @@ void cper_put_dump(const CperBuf *b, json_t *o, const char *name, size_t off, si
 		b->ctx->oom = true;
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		s[2 * i] = hex[b->p[off + i] >> 4];
-		s[2 * i + 1] = hex[b->p[off + i] & 0xf];
-	}
-	s[2 * n] = '\0';
-	cper_set(b->ctx, o, name, json_stringn(s, 2 * n));
+	hex_bytes(s, b->p + off, n);
+	cper_set(b->ctx, o, name, json_stringn_nocheck(s, 2 * n));
 }
 
 bool cper_put_guid(const CperBuf *b, json_t *o, const char *name, size_t off, bool valid)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
@@ -19,7 +20,8 @@
 #include "fs-util.h"
 #include "store.h"
 
-#define INDEX_FILE "index.jsonl"
+#define INDEX_FILE "index"
+#define INDEX_MAX (1024U * 1024 * 1024)
 #define CRASH_FILE "crash.json"
 #define RECORDS_DIR "records"
 #define STAGING_PREFIX ".tmp-"
@@ -66,14 +68,18 @@ struct StoreTxn {
 
 bool store_crash_id_is_valid(const char *id)
 {
-	uuid_t u;
-
+	/* The canonical lower-case UUID text form, 8-4-4-4-12 hex digits; checked by hand
+	 * rather than with uuid_parse() because listing checks every directory name. */
 	if (!id || strlen(id) != STORE_CRASH_ID_LEN)
 		return false;
-	for (const char *p = id; *p; p++)
-		if (isupper((unsigned char)*p))
+	for (size_t i = 0; i < STORE_CRASH_ID_LEN; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? id[i] != '-'
+			 : !isxdigit((unsigned char)id[i]) || isupper((unsigned char)id[i]))
 			return false;
-	return uuid_parse(id, u) == 0;
+	}
+	return true;
 }
 
 int store_crash_id_from_digests(const char *const *sha256_hex, size_t n,
@@ -333,23 +339,165 @@ static bool summary_is_unsent(json_t *summary)
 	return false;
 }
 
-static int index_append(Store *s, json_t *line)
+const char *store_upload_state(json_t *upload)
 {
-	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int fd = -1;
-	size_t len;
+	bool pending = false, failed = false, any = false;
+	const char *target;
+	json_t *v;
 
-	text = json_dumps(line, JSON_COMPACT | JSON_SORT_KEYS);
-	if (!text)
+	json_object_foreach(upload, target, v) {
+		const char *state =
+			json_string_value(json_is_object(v) ? json_object_get(v, "state") : v);
+
+		any = true;
+		if (state && streq(state, "failed"))
+			failed = true;
+		else if (!state || !streq(state, "sent"))
+			pending = true;
+	}
+	return !any ? "-" : failed ? "failed" : pending ? "pending" : "sent";
+}
+
+/*
+ * The index, one line per change, a later line for an id superseding the
+ * earlier ones:
+ *
+ *	ID TAB TIME TAB KIND TAB REASON TAB KERNEL TAB SIGNATURE TAB UPLOAD TAB HEADLINE TAB SUMMARY
+ *	ID TAB "-"                                          (the crash was deleted)
+ *
+ * SUMMARY is the store_crash_summary() as compact JSON, which is all the
+ * index needs; the columns before it repeat what a listing shows (TIME in
+ * decimal µs, UPLOAD as store_upload_state(), HEADLINE the analysis message
+ * or else the function), with tabs and control characters turned into
+ * spaces, so that store_list_entries() can list thousands of crashes without
+ * parsing any JSON. JSON has no raw tab or newline in it, so the summary
+ * needs no escaping.
+ */
+enum {
+	COLUMN_ID,
+	COLUMN_TIME,
+	COLUMN_KIND,
+	COLUMN_REASON,
+	COLUMN_KERNEL,
+	COLUMN_SIGNATURE,
+	COLUMN_UPLOAD,
+	COLUMN_HEADLINE,
+	COLUMN_SUMMARY,
+	_COLUMN_MAX,
+};
+#define INDEX_TOMBSTONE "-"
+
+/* The summary keys the text columns repeat. */
+static const char *const column_keys[COLUMN_SUMMARY] = {
+	[COLUMN_ID] = "id",
+	[COLUMN_KIND] = "kind",
+	[COLUMN_REASON] = "reason",
+	[COLUMN_KERNEL] = "kernel_version",
+	[COLUMN_SIGNATURE] = "signature",
+};
+
+/* Appends a column's text, with every control character a space. */
+static int put_column(FILE *f, const char *text)
+{
+	for (const char *p = text ?: ""; *p; p++)
+		if (fputc((unsigned char)*p < ' ' || *p == 0x7f ? ' ' : *p, f) == EOF)
+			return -EIO;
+	return fputc('\t', f) == EOF ? -EIO : 0;
+}
+
+static int index_line_format(json_t *summary, char **ret, size_t *ret_len)
+{
+	_cleanup_free_ char *json = NULL, *buf = NULL;
+	const char *headline = json_string_value(json_object_get(summary, "message"));
+	json_t *time = json_object_get(summary, "time");
+	char tbuf[32] = "";
+	size_t len = 0;
+	FILE *f;
+	int r = 0;
+
+	json = json_dumps(summary, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!json)
 		return -ENOMEM;
-	len = strlen(text);
-	text[len++] = '\n'; /* replaces the NUL: one write(), one line */
+	if (json_is_integer(time) && json_integer_value(time) >= 0)
+		snprintf(tbuf, sizeof(tbuf), "%" JSON_INTEGER_FORMAT, json_integer_value(time));
+	if (!headline)
+		headline = json_string_value(json_object_get(summary, "function"));
+
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
+	for (int c = COLUMN_ID; c < COLUMN_SUMMARY && r == 0; c++) {
+		const char *text =
+			c == COLUMN_TIME ? tbuf
+			: c == COLUMN_UPLOAD
+				? store_upload_state(json_object_get(summary, "upload"))
+			: c == COLUMN_HEADLINE
+				? headline
+				: json_string_value(json_object_get(summary, column_keys[c]));
+		r = put_column(f, text);
+	}
+	if (r == 0 && fprintf(f, "%s\n", json) < 0)
+		r = -EIO;
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
+/*
+ * Splits an index line (without its newline) into its columns in place.
+ * Returns _COLUMN_MAX for a crash, 2 for a tombstone, -EBADMSG otherwise.
+ */
+static int index_line_split(char *line, char *columns[static _COLUMN_MAX])
+{
+	int n = 0;
+
+	columns[n++] = line;
+	for (char *p = line; *p && n < _COLUMN_MAX; p++)
+		if (*p == '\t') {
+			*p = '\0';
+			columns[n++] = p + 1;
+		}
+	if (!store_crash_id_is_valid(columns[COLUMN_ID]))
+		return -EBADMSG;
+	if (n == 2 && streq(columns[COLUMN_TIME], INDEX_TOMBSTONE))
+		return 2;
+	return n == _COLUMN_MAX ? n : -EBADMSG;
+}
+
+static int index_append_text(Store *s, const char *text, size_t len)
+{
+	_cleanup_close_ int fd = -1;
 
 	fd = openat(s->dir_fd, INDEX_FILE,
 		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 	if (fd < 0)
 		return -errno;
+	/* One write(): a reader sees the whole line or, after a crash, a torn last one. */
 	return write_full(fd, text, len);
+}
+
+static int index_append(Store *s, json_t *summary)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r;
+
+	r = index_line_format(summary, &text, &len);
+	if (r < 0)
+		return r;
+	return index_append_text(s, text, len);
+}
+
+static int index_append_tombstone(Store *s, const char *id)
+{
+	char line[STORE_CRASH_ID_LEN + sizeof("\t" INDEX_TOMBSTONE "\n")];
+
+	snprintf(line, sizeof(line), "%s\t" INDEX_TOMBSTONE "\n", id);
+	return index_append_text(s, line, strlen(line));
 }
 
 static int index_append_crash(Store *s, json_t *crash)
@@ -386,23 +534,28 @@ static int index_read(Store *s, json_t *map)
 	}
 
 	while ((n = getline(&line, &allocated, f)) > 0) {
+		char *columns[_COLUMN_MAX];
 		json_t *entry, *id;
+		int k;
 
 		if (line[n - 1] != '\n')
 			break; /* a writer was interrupted mid-line: the line never happened */
+		line[n - 1] = '\0';
 		lines++;
-		entry = json_loadb(line, (size_t)n, 0, NULL);
+		k = index_line_split(line, columns);
+		if (k == 2) {
+			(void)json_object_del(map, columns[COLUMN_ID]);
+			continue;
+		}
+		entry = k < 0 ? NULL : json_loads(columns[COLUMN_SUMMARY], 0, NULL);
 		id = json_object_get(entry, "id");
 		if (!json_is_object(entry) || !json_is_string(id) ||
-		    !store_crash_id_is_valid(json_string_value(id))) {
+		    !streq(json_string_value(id), columns[COLUMN_ID])) {
 			json_decref(entry);
 			corrupt = true;
 			continue;
 		}
-		if (json_is_true(json_object_get(entry, "deleted"))) {
-			json_object_del(map, json_string_value(id));
-			json_decref(entry);
-		} else if (json_object_set_new(map, json_string_value(id), entry) < 0)
+		if (json_object_set_new(map, columns[COLUMN_ID], entry) < 0)
 			return -ENOMEM;
 	}
 	if (ferror(f))
@@ -418,14 +571,15 @@ static int index_write(Store *s, json_t *map)
 	json_t *summary;
 
 	json_object_foreach(map, id, summary) {
-		_cleanup_free_ char *text = json_dumps(summary, JSON_COMPACT | JSON_SORT_KEYS);
+		_cleanup_free_ char *text = NULL;
 		size_t l;
+		int r;
 
-		if (!text)
-			return -ENOMEM;
-		l = strlen(text);
-		if (len + l + 1 > allocated) {
-			size_t want = MAX(allocated * 2, len + l + 1 + 4096);
+		r = index_line_format(summary, &text, &l);
+		if (r < 0)
+			return r;
+		if (len + l > allocated) {
+			size_t want = MAX(allocated * 2, len + l + 4096);
 			char *p = realloc(buf, want);
 
 			if (!p)
@@ -434,8 +588,7 @@ static int index_write(Store *s, json_t *map)
 			allocated = want;
 		}
 		memcpy(buf + len, text, l);
-		buf[len + l] = '\n';
-		len += l + 1;
+		len += l;
 	}
 	return write_file_atomic_at(s->dir_fd, INDEX_FILE, buf ?: "", len);
 }
@@ -609,6 +762,410 @@ int store_list(Store *s, json_t **ret_summaries)
 	return map_to_sorted_array(map, ret_summaries);
 }
 
+/*
+ * Listing reads the index through a read-only mapping and copies out only the
+ * columns of the crashes it lists, into one block: on a store of 10,000
+ * crashes the page faults of a byte-by-byte copy cost more than the parsing.
+ * MAP_POPULATE maps all pages in one go instead of one fault each.
+ */
+struct StoreListing {
+	StoreListEntry *entries;
+	size_t n_entries, n_allocated;
+	char *strings; /* the index entries' strings, NUL-terminated, one after another */
+	size_t strings_size;
+	json_t *loaded; /* summaries of crashes the index lacked, owning their strings */
+};
+
+StoreListing *store_listing_free(StoreListing *l)
+{
+	if (!l)
+		return NULL;
+	free(l->entries);
+	if (l->strings)
+		munmap(l->strings, l->strings_size);
+	json_decref(l->loaded);
+	free(l);
+	return NULL;
+}
+
+size_t store_listing_size(const StoreListing *l)
+{
+	return l->n_entries;
+}
+
+const StoreListEntry *store_listing_entry(const StoreListing *l, size_t i)
+{
+	return i < l->n_entries ? &l->entries[i] : NULL;
+}
+
+static StoreListEntry *listing_add(StoreListing *l)
+{
+	if (l->n_entries == l->n_allocated) {
+		size_t a = MAX(l->n_allocated * 2, 64);
+		StoreListEntry *e = reallocarray(l->entries, a, sizeof(*e));
+
+		if (!e)
+			return NULL;
+		l->entries = e;
+		l->n_allocated = a;
+	}
+	return &l->entries[l->n_entries++];
+}
+
+static const char *string_or_empty(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key)) ?: "";
+}
+
+/* An entry for a crash the index lacks, from its crash.json (the slow way). */
+static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
+{
+	_cleanup_close_ int fd = open_crash_dir(s, id);
+	json_auto_t *crash = NULL;
+	json_t *summary;
+	StoreListEntry *e;
+	int r;
+
+	/* Not a whole crash (or unreadable): not listed, like a stray file. */
+	if (fd < 0 || load_crash_at(fd, id, &crash) < 0)
+		return 0;
+	r = store_crash_summary(crash, &summary);
+	if (r < 0)
+		return r;
+	if (json_array_append_new(l->loaded, summary) < 0)
+		return -ENOMEM;
+	e = listing_add(l);
+	if (!e)
+		return -ENOMEM;
+	*e = (StoreListEntry){
+		.id = string_or_empty(summary, "id"),
+		.time = (uint64_t)MAX(json_integer_value(json_object_get(summary, "time")), 0),
+		.kind = string_or_empty(summary, "kind"),
+		.reason = string_or_empty(summary, "reason"),
+		.kernel_version = string_or_empty(summary, "kernel_version"),
+		.signature = string_or_empty(summary, "signature"),
+		.upload = store_upload_state(json_object_get(summary, "upload")),
+		.headline = json_string_value(json_object_get(summary, "message"))
+				    ?: string_or_empty(summary, "function"),
+	};
+	return 0;
+}
+
+/* One line of the mapped index; column c is start[begin(c) ... end[c]). */
+typedef struct IndexLine {
+	const char *start;
+	uint32_t end[COLUMN_SUMMARY];
+	uint64_t time;
+	size_t line;
+	bool deleted;
+} IndexLine;
+
+static uint32_t column_begin(const IndexLine *x, int c)
+{
+	return c == 0 ? 0 : x->end[c - 1] + 1;
+}
+
+static int compare_index_lines(const void *a, const void *b)
+{
+	const IndexLine *x = a, *y = b;
+	int c = memcmp(x->start, y->start, STORE_CRASH_ID_LEN);
+
+	if (c != 0)
+		return c;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int compare_entries(const void *a, const void *b)
+{
+	const StoreListEntry *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+/* Parses one index line, p ... eol (the newline), without changing it. */
+static int index_line_parse(const char *p, const char *eol, size_t line, IndexLine *ret)
+{
+	char id[STORE_CRASH_ID_LEN + 1];
+	IndexLine x = {.start = p, .line = line};
+	int n = 0;
+
+	for (const char *q = p; q < eol && n < COLUMN_SUMMARY; q++)
+		if (*q == '\t')
+			x.end[n++] = (uint32_t)(q - p);
+	if (n == 0 || x.end[COLUMN_ID] != STORE_CRASH_ID_LEN || eol - p > UINT32_MAX)
+		return -EBADMSG;
+	memcpy(id, p, STORE_CRASH_ID_LEN);
+	id[STORE_CRASH_ID_LEN] = '\0';
+	if (!store_crash_id_is_valid(id))
+		return -EBADMSG;
+
+	if (n == 1 && eol - p == STORE_CRASH_ID_LEN + 2 && p[STORE_CRASH_ID_LEN + 1] == '-') {
+		x.deleted = true;
+		*ret = x;
+		return 0;
+	}
+	if (n != COLUMN_SUMMARY)
+		return -EBADMSG;
+	for (uint32_t i = column_begin(&x, COLUMN_TIME); i < x.end[COLUMN_TIME]; i++) {
+		if (p[i] < '0' || p[i] > '9' || x.time > (UINT64_MAX - 9) / 10)
+			return -EBADMSG;
+		x.time = x.time * 10 + (uint64_t)(p[i] - '0');
+	}
+	*ret = x;
+	return 0;
+}
+
+/* The index's lines, the last line of each id winning, tombstones dropped; sorted by id. */
+static int index_lines_parse(const char *buf, size_t len, IndexLine **ret, size_t *ret_n)
+{
+	_cleanup_free_ IndexLine *v = NULL;
+	size_t n = 0, allocated = 0, k = 0;
+	int r;
+
+	for (const char *p = buf, *eol; p < buf + len; p = eol + 1) {
+		eol = memchr(p, '\n', buf + len - p);
+		if (!eol)
+			break; /* a torn last line never happened */
+		if (n == allocated) {
+			size_t a = MAX(allocated * 2, 256);
+			IndexLine *w = reallocarray(v, a, sizeof(*w));
+
+			if (!w)
+				return -ENOMEM;
+			v = w;
+			allocated = a;
+		}
+		r = index_line_parse(p, eol, n, &v[n]);
+		if (r < 0)
+			return r;
+		n++;
+	}
+
+	qsort(v, n, sizeof(*v), compare_index_lines);
+	for (size_t i = 0; i < n; i++) {
+		if (i + 1 < n && memcmp(v[i].start, v[i + 1].start, STORE_CRASH_ID_LEN) == 0)
+			continue;
+		if (!v[i].deleted)
+			v[k++] = v[i];
+	}
+	*ret = TAKE_PTR(v);
+	*ret_n = k;
+	return 0;
+}
+
+typedef char CrashIdSlot[STORE_CRASH_ID_LEN + 1];
+
+static int compare_slots(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The crash directories' names (valid crash ids), sorted. */
+static int crash_dir_names(Store *s, CrashIdSlot **ret, size_t *ret_n)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ CrashIdSlot *v = NULL;
+	size_t n = 0, allocated = 0;
+	struct dirent *de;
+	int r = 0;
+	DIR *d;
+
+	fd = openat(s->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d)
+		return -errno;
+	TAKE_FD(fd);
+
+	while ((errno = 0, de = readdir(d))) {
+		if (!store_crash_id_is_valid(de->d_name) ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		if (n == allocated) {
+			size_t a = MAX(allocated * 2, 256);
+			CrashIdSlot *w = reallocarray(v, a, sizeof(*w));
+
+			if (!w) {
+				r = -ENOMEM;
+				break;
+			}
+			v = w;
+			allocated = a;
+		}
+		memcpy(v[n++], de->d_name, sizeof(CrashIdSlot));
+	}
+	if (r == 0 && errno != 0)
+		r = -errno;
+	closedir(d);
+	if (r < 0)
+		return r;
+	if (n > 0) /* an empty store leaves v NULL, which qsort() must not see */
+		qsort(v, n, sizeof(*v), compare_slots);
+	*ret = TAKE_PTR(v);
+	*ret_n = n;
+	return 0;
+}
+
+/* Maps the index read-only; *ret = NULL for an empty or missing one. */
+static int index_map(Store *s, const char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	void *p;
+
+	fd = openat(s->dir_fd, INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT) {
+		*ret = NULL;
+		*ret_len = 0;
+		return 0;
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EBADMSG;
+	if ((uint64_t)st.st_size > INDEX_MAX)
+		return -EFBIG;
+	if (st.st_size == 0) {
+		*ret = NULL;
+		*ret_len = 0;
+		return 0;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	*ret = p;
+	*ret_len = st.st_size;
+	return 0;
+}
+
+/* Copies the columns of the listed index lines out of the mapping into l->strings. */
+static int listing_copy_strings(StoreListing *l, IndexLine *const *keep, size_t n)
+{
+	static const int text_columns[] = {COLUMN_ID,	   COLUMN_KIND,	     COLUMN_REASON,
+					   COLUMN_KERNEL,  COLUMN_SIGNATURE, COLUMN_UPLOAD,
+					   COLUMN_HEADLINE};
+	size_t size = 0;
+	char *w;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t c = 0; c < ARRAY_SIZE(text_columns); c++)
+			size += keep[i]->end[text_columns[c]] -
+				column_begin(keep[i], text_columns[c]) + 1;
+	if (size == 0)
+		return 0;
+	w = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
+		 0);
+	if (w == MAP_FAILED)
+		return -errno;
+	l->strings = w;
+	l->strings_size = size;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *col[_COLUMN_MAX];
+		StoreListEntry *e = listing_add(l);
+
+		if (!e)
+			return -ENOMEM;
+		for (size_t c = 0; c < ARRAY_SIZE(text_columns); c++) {
+			uint32_t b = column_begin(keep[i], text_columns[c]);
+			uint32_t len = keep[i]->end[text_columns[c]] - b;
+
+			memcpy(w, keep[i]->start + b, len);
+			w[len] = '\0';
+			col[text_columns[c]] = w;
+			w += len + 1;
+		}
+		*e = (StoreListEntry){
+			.id = col[COLUMN_ID],
+			.time = keep[i]->time,
+			.kind = col[COLUMN_KIND],
+			.reason = col[COLUMN_REASON],
+			.kernel_version = col[COLUMN_KERNEL],
+			.signature = col[COLUMN_SIGNATURE],
+			.upload = col[COLUMN_UPLOAD],
+			.headline = col[COLUMN_HEADLINE],
+		};
+	}
+	return 0;
+}
+
+int store_list_entries(Store *s, StoreListing **ret)
+{
+	_cleanup_(store_listing_freep) StoreListing *l = NULL;
+	_cleanup_free_ IndexLine *lines = NULL;
+	_cleanup_free_ IndexLine **keep = NULL;
+	_cleanup_free_ CrashIdSlot *dirs = NULL;
+	_cleanup_free_ size_t *missing = NULL;
+	size_t n_lines = 0, n_dirs = 0, n_keep = 0, n_missing = 0, len = 0, i = 0;
+	const char *index = NULL;
+	int r;
+
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->loaded = json_array();
+	if (!l->loaded)
+		return -ENOMEM;
+
+	r = index_map(s, &index, &len);
+	if (r < 0)
+		return r;
+	r = index ? index_lines_parse(index, len, &lines, &n_lines) : 0;
+	/* A corrupt index: list from the crash directories; a writer repairs it. */
+	if (r == -EBADMSG)
+		n_lines = 0;
+	else if (r < 0)
+		goto out;
+
+	r = crash_dir_names(s, &dirs, &n_dirs);
+	if (r < 0)
+		goto out;
+	keep = calloc(MIN(n_lines, n_dirs) + 1, sizeof(*keep));
+	missing = calloc(n_dirs + 1, sizeof(*missing));
+	if (!keep || !missing) {
+		r = -ENOMEM;
+		goto out;
+	}
+
+	/* Both sorted by id: an indexed crash whose directory is gone is dropped, a directory
+	 * the index lacks is read from its crash.json. */
+	for (size_t j = 0; j < n_dirs; j++) {
+		int c = 1;
+
+		while (i < n_lines && (c = memcmp(lines[i].start, dirs[j], STORE_CRASH_ID_LEN)) < 0)
+			i++;
+		if (i < n_lines && c == 0)
+			keep[n_keep++] = &lines[i++];
+		else
+			missing[n_missing++] = j;
+	}
+
+	l->n_allocated = n_keep + n_missing + 1;
+	l->entries = calloc(l->n_allocated, sizeof(*l->entries));
+	if (!l->entries) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = listing_copy_strings(l, keep, n_keep);
+	for (size_t k = 0; r >= 0 && k < n_missing; k++)
+		r = listing_add_loaded(l, s, dirs[missing[k]]);
+	if (r < 0)
+		goto out;
+
+	qsort(l->entries, l->n_entries, sizeof(*l->entries), compare_entries);
+	*ret = TAKE_PTR(l);
+	r = 0;
+out:
+	if (index)
+		munmap((void *)index, len);
+	return r;
+}
+
 int store_rebuild_index(Store *s)
 {
 	_cleanup_close_ int lock_fd = -1;
@@ -714,7 +1271,6 @@ int store_update_crash(Store *s, const char *id, json_t *crash)
 static int store_delete_locked(Store *s, const char *id)
 {
 	char deleted[sizeof(DELETED_PREFIX) + STORE_CRASH_ID_LEN];
-	json_auto_t *tombstone = NULL;
 	int r;
 
 	if (!store_crash_id_is_valid(id))
@@ -727,10 +1283,7 @@ static int store_delete_locked(Store *s, const char *id)
 	if (fsync(s->dir_fd) < 0)
 		return -errno;
 
-	tombstone = json_pack("{s:s, s:b}", "id", id, "deleted", true);
-	if (!tombstone)
-		return -ENOMEM;
-	(void)index_append(s, tombstone);
+	(void)index_append_tombstone(s, id);
 
 	r = rm_rf_at(s->dir_fd, deleted);
 	if (r < 0)

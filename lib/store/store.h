@@ -8,17 +8,17 @@
  *	<store>/<crash-id>/crash.json          the crash document (schema below)
  *	<store>/<crash-id>/dmesg.txt           reassembled kernel log, oldest first
  *	<store>/<crash-id>/records/<name>      the pstore files, byte for byte
- *	<store>/index.jsonl                    listing cache, one summary per line
+ *	<store>/index                          listing cache, one summary per line
  *
  * Directories are 0700, files 0600. A crash directory appears only whole: it
  * is written below <store>/.tmp-<crash-id>, every file and directory is
  * fsync'ed, then it is renamed into place and the store directory fsync'ed.
  * Every change to crash.json is an atomic rewrite followed by an index line.
  *
- * The index is an append-only JSON-lines file: each line is the summary of
- * one crash ({"id": ..., ...}, see store_crash_summary()) or a tombstone
- * ({"id": ..., "deleted": true}); a later line for the same id supersedes an
- * earlier one. It is a cache: listing checks it against the crash directories
+ * The index is an append-only file of lines: each line is the summary of
+ * one crash (store_crash_summary() as JSON, after tab-separated columns that
+ * repeat what a listing shows, see store.c) or a tombstone; a later line for
+ * the same id supersedes an earlier one. It is a cache: listing checks it against the crash directories
  * (one readdir, no file reads), adds crashes it lacks and drops ones that
  * are gone, compacts it when it has grown, and rebuilds it when it is
  * missing or corrupt.
@@ -55,6 +55,38 @@ const char *store_path(const Store *s);
 
 /* Summaries of every crash, oldest first (by "time", then "id"). */
 int store_list(Store *s, json_t **ret_summaries);
+
+/*
+ * A crash as a listing shows it, taken from the index's columns without
+ * parsing any JSON, so that listing thousands of crashes stays fast. The
+ * strings are never NULL ("" when unknown) and live as long as the listing.
+ */
+typedef struct StoreListEntry {
+	const char *id;
+	uint64_t time; /* µs since the epoch, 0 if unknown */
+	const char *kind;
+	const char *reason;
+	const char *kernel_version;
+	const char *signature;
+	const char *upload;   /* store_upload_state() of the crash */
+	const char *headline; /* the analysis message, else the function */
+} StoreListEntry;
+
+typedef struct StoreListing StoreListing;
+
+/* Every crash, oldest first (by time, then id), checked against the crash directories. */
+int store_list_entries(Store *s, StoreListing **ret);
+size_t store_listing_size(const StoreListing *l);
+const StoreListEntry *store_listing_entry(const StoreListing *l, size_t i);
+StoreListing *store_listing_free(StoreListing *l);
+DEFINE_TRIVIAL_CLEANUP_FUNC(StoreListing *, store_listing_free);
+
+/*
+ * The upload state of a crash in one word: "-" (no target), "sent" (every
+ * target), "failed" (any target failed), else "pending". upload is
+ * crash.json's {"target": {"state": ...}} or a summary's {"target": "state"}.
+ */
+const char *store_upload_state(json_t *upload);
 
 /*
  * Finds the crash whose id starts with prefix (at least one character,

@@ -16,74 +16,26 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
-#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "config/config.h"
+#include "case-dirs.h"
 #include "macro.h"
-
-struct config_case {
-	char name[NAME_MAX + 1];
-};
-
-static char *cases_dir(void)
-{
-	const char *top = getenv("top_srcdir");
-	char *p;
-
-	cr_assert(asprintf(&p, "%s/tests/config/cases", top ?: ".") >= 0);
-	return p;
-}
-
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(((const struct config_case *)a)->name, ((const struct config_case *)b)->name);
-}
 
 ParameterizedTestParameters(config, cases)
 {
-	_cleanup_free_ char *dir = cases_dir();
-	struct config_case *cases;
-	size_t n = 0, allocated = 0;
-	struct dirent *de;
-	DIR *d;
-
-	/* Runs before the tests, outside of any: no cr_assert() here. */
-	d = opendir(dir);
-	if (!d)
-		return cr_make_param_array(struct config_case, NULL, 0);
-	while ((de = readdir(d)))
-		allocated += de->d_name[0] != '.';
-	cases = cr_malloc(MAX(allocated, 1) * sizeof(*cases));
-	rewinddir(d);
-	while (cases && (de = readdir(d)) && n < allocated)
-		if (de->d_name[0] != '.')
-			snprintf(cases[n++].name, sizeof(cases[n].name), "%s", de->d_name);
-	closedir(d);
-	if (!cases)
-		return cr_make_param_array(struct config_case, NULL, 0);
-	qsort(cases, n, sizeof(*cases), compare_names);
-	return cr_make_param_array(struct config_case, cases, n);
+	return test_case_dirs("config");
 }
 
 /* A missing or emptied cases directory would otherwise pass silently. */
 Test(config, cases_exist)
 {
-	_cleanup_free_ char *dir = cases_dir();
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d;
+	size_t n = test_case_count("config");
 
-	d = opendir(dir);
-	cr_assert_not_null(d, "%s: %m", dir);
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	cr_assert_geq(n, 80, "only %zu cases in %s", n, dir);
+	cr_assert_geq(n, 80, "only %zu cases", n);
 }
 
 static char *read_text(const char *path)
@@ -149,7 +101,7 @@ static bool json_subset(const json_t *expected, const json_t *actual, char **ret
 	return true;
 }
 
-ParameterizedTest(struct config_case *c, config, cases)
+ParameterizedTest(struct test_case *c, config, cases)
 {
 	_cleanup_free_ char *dir = NULL, *conf = NULL, *root = NULL, *error_path = NULL,
 			    *expected_path = NULL, *expected_error = NULL, *error = NULL;
@@ -157,7 +109,7 @@ ParameterizedTest(struct config_case *c, config, cases)
 	struct stat st;
 	int r;
 
-	_cleanup_free_ char *base = cases_dir();
+	_cleanup_free_ char *base = test_suite_path("config", "cases");
 	cr_assert(asprintf(&dir, "%s/%s", base, c->name) >= 0);
 	cr_assert(asprintf(&conf, "%s/pstored.conf", dir) >= 0);
 	cr_assert(asprintf(&root, "%s/root", dir) >= 0);

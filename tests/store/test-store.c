@@ -329,7 +329,7 @@ Test(store, delete_removes_crash)
 	cr_assert_eq(store_list(s, &list), 0);
 	cr_assert_eq(json_array_size(list), 1);
 	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "id")), b);
-	/* b and index.jsonl */
+	/* b and index */
 	cr_assert_eq(count_entries(store_dir), 2);
 }
 
@@ -339,7 +339,7 @@ static size_t index_lines(void)
 	char path[PATH_MAX];
 	size_t len, n = 0;
 
-	snprintf(path, sizeof(path), "%s/index.jsonl", store_dir);
+	snprintf(path, sizeof(path), "%s/index", store_dir);
 	cr_assert_eq(read_full_file_at(AT_FDCWD, path, 1 << 20, &buf, &len), 0);
 	for (size_t i = 0; i < len; i++)
 		n += buf[i] == '\n';
@@ -357,7 +357,7 @@ Test(store, index_repairs_itself)
 	add_crash(s, "b", 2, NULL, b);
 
 	/* Missing index: rebuilt from the crash directories. */
-	snprintf(path, sizeof(path), "%s/index.jsonl", store_dir);
+	snprintf(path, sizeof(path), "%s/index", store_dir);
 	cr_assert_eq(unlink(path), 0);
 	cr_assert_eq(store_list(s, &list), 0);
 	cr_assert_eq(json_array_size(list), 2);
@@ -365,8 +365,8 @@ Test(store, index_repairs_itself)
 	json_decref(list);
 
 	/* Corrupt lines and a torn last line: rebuilt. */
-	cr_assert_eq(
-		write_file_at(AT_FDCWD, path, O_APPEND, "garbage\n{\"id\":\"x\"}\n{\"id\"", 28), 0);
+	static const char corrupt[] = "garbage\n{\"id\":\"x\"}\n{\"id\"";
+	cr_assert_eq(write_file_at(AT_FDCWD, path, O_APPEND, corrupt, sizeof(corrupt) - 1), 0);
 	cr_assert_eq(store_list(s, &list), 0);
 	cr_assert_eq(json_array_size(list), 2);
 	cr_assert_eq(index_lines(), 2);

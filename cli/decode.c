@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pstorectl decode [--json[=pretty|short]] FILE...|-
+ *
+ * Recognises what each file holds (see pstore-cper(7)):
+ *  - a raw CPER record or several concatenated ones (an ERST dump, a read
+ *    loop over /dev/erst_dbg): content starting with the "CPER" signature;
+ *  - a pstore mce-* file: a raw x86 struct mce;
+ *  - a pstore dmesg-* file (or another log type): the kernel log, inflated
+ *    if the name ends in .enc.z.
+ * Names are recognised by pstore_name_parse(); for stdin or an unknown name
+ * the content decides. Exits non-zero if a file could not be read, was not
+ * recognised, or decoded with errors.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cper/cper.h"
+#include "fs-util.h"
+#include "log.h"
+#include "macro.h"
+#include "pstore/pstore.h"
+#include "pstorectl.h"
+#include "utf8-util.h"
+#include "zlib-util.h"
+
+/* Far above any pstore record or ERST dump (ERST holds a few hundred KiB). */
+#define DECODE_MAX_INPUT (64u * 1024 * 1024)
+#define DECODE_MAX_LOG (16u * 1024 * 1024)
+
+typedef enum InputKind {
+	INPUT_CPER,
+	INPUT_MCE,
+	INPUT_LOG,
+	INPUT_UNKNOWN,
+} InputKind;
+
+/* struct mce sizes: 88 bytes in 2.6.39, 128 since 5.8, up to 152 with later fields. */
+static bool looks_like_mce(const uint8_t *p, size_t len)
+{
+	return len >= 80 && len <= 256 && len % 8 == 0 && (p[7] & 0x80); /* MCi_STATUS.VAL */
+}
+
+static InputKind classify(const char *name, const uint8_t *buf, size_t len, PstoreName *pn,
+			  bool *have_name)
+{
+	*have_name = name && pstore_name_parse(name, pn) >= 0;
+
+	/* A truncated record is still a record: the decoder reports what is wrong. */
+	if (len >= 4 && memcmp(buf, "CPER", 4) == 0)
+		return INPUT_CPER;
+	if (*have_name) {
+		if (pn->type == PSTORE_TYPE_MCE)
+			return INPUT_MCE;
+		if (pn->type == PSTORE_TYPE_DMESG || pstore_type_is_log(pn->type))
+			return INPUT_LOG;
+	}
+	if (looks_like_mce(buf, len))
+		return INPUT_MCE;
+	PstoreHeader h;
+	if (pstore_header_parse((const char *)buf, len, &h) >= 0)
+		return INPUT_LOG;
+	/* An .enc.z record under another name: a complete deflate stream. */
+	_cleanup_free_ void *text = NULL;
+	size_t text_len;
+	if (len > 0 && zlib_inflate_buffer(buf, len, DECODE_MAX_LOG, &text, &text_len) >= 0)
+		return INPUT_LOG;
+	return INPUT_UNKNOWN;
+}
+
+static int print_doc(json_t *doc, const char *file, const char *kind)
+{
+	if (json_object_set_new(doc, "file", json_string(file)) < 0 ||
+	    json_object_set_new(doc, "kind", json_string(kind)) < 0)
+		return log_oom();
+	return print_json(doc);
+}
+
+static int decode_cper(const char *file, const uint8_t *buf, size_t len)
+{
+	json_auto_t *doc = NULL;
+	int r;
+
+	if (arg_json != JSON_OFF) {
+		r = cper_decode_json(buf, len, &doc);
+		if (r < 0)
+			return log_error_errno(r, "%s: failed to decode CPER records: %m", file);
+		size_t n_err = json_array_size(json_object_get(doc, "errors"));
+		r = print_doc(doc, file, "cper");
+		if (r < 0)
+			return r;
+		return n_err > 0 ? -EBADMSG : 0;
+	}
+
+	_cleanup_(cper_decoder_freep) CperDecoder *d = NULL;
+	size_t n_rec = 0, n_err = 0;
+
+	r = cper_decoder_new(buf, len, &d);
+	if (r < 0)
+		return log_oom();
+	printf("%s: CPER record data, %zu bytes\n", file, len);
+	for (;;) {
+		json_t *rec = NULL, *errs = NULL;
+
+		r = cper_decoder_next(d, &rec, &errs);
+		if (r < 0)
+			return log_error_errno(r, "%s: failed to decode CPER records: %m", file);
+		if (r == 0)
+			break;
+		if (rec) {
+			printf("%s: record %zu at offset %" JSON_INTEGER_FORMAT ":\n", file,
+			       n_rec++, json_integer_value(json_object_get(rec, "offset")));
+			r = cper_record_print_text(rec, NULL, stdout);
+		}
+		n_err += json_array_size(errs);
+		if (r >= 0)
+			r = cper_errors_print_text(errs, NULL, stdout);
+		json_decref(rec);
+		json_decref(errs);
+		if (r < 0)
+			return log_error_errno(r, "Failed to write output: %m");
+	}
+	if (n_err > 0)
+		return log_error_errno(EBADMSG,
+				       "%s: %zu problem(s) found while decoding %zu record(s); the "
+				       "lines starting 'decode error' above name their offsets.",
+				       file, n_err, n_rec);
+	return 0;
+}
+
+static int decode_mce(const char *file, const uint8_t *buf, size_t len)
+{
+	json_auto_t *doc = NULL;
+	int r;
+
+	r = cper_mce_decode_json(buf, len, &doc);
+	if (r < 0)
+		return log_error_errno(r, "%s: failed to decode struct mce: %m", file);
+	json_t *errs = json_object_get(doc, "errors");
+	size_t n_err = json_array_size(errs);
+
+	if (arg_json != JSON_OFF)
+		r = print_doc(doc, file, "mce");
+	else {
+		printf("%s: pstore x86 machine check record (struct mce, %zu bytes)\n", file, len);
+		r = cper_mce_print_text(json_object_get(doc, "mce"), NULL, stdout);
+		if (r >= 0)
+			r = cper_errors_print_text(errs, NULL, stdout);
+		if (r < 0)
+			return log_error_errno(r, "Failed to write output: %m");
+	}
+	if (r < 0)
+		return r;
+	if (n_err > 0)
+		return log_error_errno(EBADMSG,
+				       "%s: %zu problem(s) found while decoding struct mce.", file,
+				       n_err);
+	return 0;
+}
+
+static int decode_log(const char *file, const uint8_t *buf, size_t len, const PstoreName *pn,
+		      bool have_name)
+{
+	_cleanup_free_ void *inflated = NULL;
+	const char *type = have_name ? pstore_type_to_string(pn->type) : "dmesg";
+	bool compressed = have_name && pn->compressed;
+	size_t text_len = len;
+	const char *text = (const char *)buf;
+	int r;
+
+	/* Without a name, try the kernel's raw deflate before taking it as text. */
+	if (compressed || !have_name) {
+		r = zlib_inflate_buffer(buf, len, DECODE_MAX_LOG, &inflated, &text_len);
+		if (r >= 0) {
+			compressed = true;
+			text = inflated;
+		} else if (compressed)
+			return log_error_errno(
+				r,
+				"%s: cannot inflate the compressed pstore record: %m "
+				"(the kernel writes raw deflate; is the file cut short?)",
+				file);
+		else
+			text_len = len;
+	}
+
+	PstoreHeader h;
+	bool have_header = pstore_header_parse(text, text_len, &h) >= 0;
+
+	if (arg_json != JSON_OFF) {
+		size_t clean_len;
+		_cleanup_free_ char *clean = utf8_sanitize(text, text_len, &clean_len);
+		if (!clean)
+			return log_oom();
+		json_auto_t *doc = json_pack("{s:i,s:s,s:b,s:s%}", "schema_version",
+					     CPER_SCHEMA_VERSION, "pstore_type", type, "compressed",
+					     compressed, "text", clean, clean_len);
+		if (!doc)
+			return log_oom();
+		if (have_header &&
+		    json_object_set_new(doc, "header",
+					json_pack("{s:s,s:i,s:i}", "reason", h.reason, "count",
+						  (int)h.count, "part", (int)h.part)) < 0)
+			return log_oom();
+		return print_doc(doc, file, "dmesg");
+	}
+
+	printf("%s: pstore %s record%s", file, type, compressed ? ", deflate-compressed" : "");
+	if (have_header)
+		printf(" (%s#%u Part%u)", h.reason, h.count, h.part);
+	printf(", %zu bytes of log:\n", text_len);
+	if (fwrite(text, 1, text_len, stdout) != text_len ||
+	    (text_len > 0 && text[text_len - 1] != '\n' && putchar('\n') == EOF))
+		return log_error_errno(EIO, "Failed to write output: %m");
+	return 0;
+}
+
+static int decode_one(const char *path)
+{
+	_cleanup_free_ char *buf = NULL, *name_buf = NULL;
+	_cleanup_close_ int fd = -1;
+	bool is_stdin = streq(path, "-");
+	const char *file = is_stdin ? "stdin" : path;
+	size_t len;
+	int r;
+
+	if (!is_stdin) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			return log_error_errno(errno, "Failed to open %s: %m", path);
+	}
+	r = read_full_fd(is_stdin ? STDIN_FILENO : fd, DECODE_MAX_INPUT, &buf, &len);
+	if (r == -EFBIG)
+		return log_error_errno(r, "%s: larger than %u MiB: not a pstore or CPER record.",
+				       file, DECODE_MAX_INPUT >> 20);
+	if (r < 0)
+		return log_error_errno(r, "Failed to read %s: %m", file);
+
+	const char *name = NULL;
+	if (!is_stdin) {
+		name_buf = strdup(path);
+		if (!name_buf)
+			return log_oom();
+		name = basename(name_buf);
+	}
+
+	PstoreName pn;
+	bool have_name;
+	switch (classify(name, (const uint8_t *)buf, len, &pn, &have_name)) {
+	case INPUT_CPER:
+		return decode_cper(file, (const uint8_t *)buf, len);
+	case INPUT_MCE:
+		return decode_mce(file, (const uint8_t *)buf, len);
+	case INPUT_LOG:
+		return decode_log(file, (const uint8_t *)buf, len, &pn, have_name);
+	default:
+		return log_error_errno(
+			EINVAL,
+			"%s: not a CPER record (no 'CPER' signature at the start), "
+			"and neither the name nor the content is a pstore mce-* or "
+			"dmesg-* record; pass a file from /sys/fs/pstore, an archived "
+			"record, or a CPER record dump.",
+			file);
+	}
+}
+
+/* argv: the verb, then the files (pstorectl.c took the options). */
+int verb_decode(int argc, char *argv[])
+{
+	int r = 0;
+
+	for (int i = 1; i < argc; i++) {
+		int k = decode_one(argv[i]);
+		if (k < 0 && r == 0)
+			r = k;
+	}
+	return r;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * Analysis of a kernel log (the dmesg text of a crash): what kind of crash
+ * it was, its first report line, where it happened, and a signature that is
+ * the same for the same bug on another boot or machine.
+ *
+ * The log may come with or without printk prefixes ("<4>", "[   12.345678]",
+ * caller ids "[  T123]"/"[    C0]") and may be truncated anywhere; any input
+ * is accepted, in time linear in its length.
+ */
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "macro.h"
+
+/* The most call trace functions kept in DmesgAnalysis.call_trace. */
+#define DMESG_CALL_TRACE_MAX 64
+/* How many call trace functions the signature hashes. */
+#define DMESG_SIGNATURE_FRAMES 5
+
+typedef struct DmesgAnalysis {
+	/* panic, oops, bug, warning, hung-task, soft-lockup, hard-lockup, mce, emergency,
+	 * shutdown or unknown; never NULL */
+	char *reason;
+	/* The first line of the report: "Kernel panic - not syncing: ...",
+	 * "BUG: kernel NULL pointer dereference, address: 0000000000000000", ... */
+	char *message;
+	char *function; /* where it happened: "sysrq_handle_crash" */
+	char *module;	/* the module of function, NULL for the kernel proper */
+	/* The reliable frames of the report's call trace, innermost first, without
+	 * offsets and "?" frames; NULL-terminated, never NULL. */
+	char **call_trace;
+	/* Taint flags as letters ("GDWO"), "" for "Not tainted", NULL if not in the log. */
+	char *taint;
+	char *kernel_version; /* "6.1.0-18-amd64" */
+	char *comm;	      /* the task that crashed */
+	int pid;	      /* its PID, -1 when unknown */
+	char *hardware;	      /* "QEMU Standard PC (i440FX + PIIX, 1996), BIOS ..." */
+	/* 32 hex digits: a hash of reason, function and the top DMESG_SIGNATURE_FRAMES
+	 * call trace functions that are not the reporting machinery (dump_stack, panic,
+	 * __warn, ...), without offsets and compiler suffixes (".isra.0", ".cold");
+	 * with neither function nor trace, of reason and the message with its numbers
+	 * removed. NULL when the log holds no report at all. */
+	char *signature;
+} DmesgAnalysis;
+
+/* Returns 0 and *ret (also for an empty or unrecognised log), or -ENOMEM. */
+int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret);
+
+DmesgAnalysis *dmesg_analysis_free(DmesgAnalysis *a);
+DEFINE_TRIVIAL_CLEANUP_FUNC(DmesgAnalysis *, dmesg_analysis_free);
+
+/*
+ * {"reason":..., "message":..., "function":..., "module":..., "call_trace":[...],
+ *  "taint":..., "kernel_version":..., "comm":..., "pid":..., "hardware":...,
+ *  "signature":...}, with null for what is unknown.
+ */
+int dmesg_analysis_to_json(const DmesgAnalysis *a, json_t **ret);

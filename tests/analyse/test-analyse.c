@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * dmesg analysis, data-driven: every directory under tests/analyse/cases/
+ * holds a kernel log (dmesg.txt) and the analysis it must give
+ * (expected.json, compared whole with dmesg_analysis_to_json()).
+ *
+ * tests/analyse/signatures.json lists the groups of cases that are the same
+ * bug (on other boots, with other prefixes, truncated): their signatures must
+ * be equal, and differ from those of every other case.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "analyse/analyse.h"
+#include "case-dirs.h"
+#include "macro.h"
+
+ParameterizedTestParameters(analyse, cases)
+{
+	return test_case_dirs("analyse");
+}
+
+static void read_file(const char *path, char **ret, size_t *ret_len)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out;
+	char chunk[4096];
+	size_t n;
+
+	cr_assert_not_null(f, "%s: %m", path);
+	out = open_memstream(&buf, &size);
+	cr_assert_not_null(out);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, out);
+	cr_assert(!ferror(f));
+	fclose(out);
+	*ret = buf;
+	*ret_len = size;
+}
+
+static json_t *analyse_case_json(const char *name)
+{
+	_cleanup_free_ char *dir = test_suite_path("analyse", "cases"), *path = NULL, *log = NULL;
+	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
+	json_t *j = NULL;
+	size_t len;
+
+	cr_assert(asprintf(&path, "%s/%s/dmesg.txt", dir, name) >= 0);
+	read_file(path, &log, &len);
+	cr_assert_eq(dmesg_analyse(log, len, &a), 0, "%s", name);
+	cr_assert_not_null(a->reason);
+	cr_assert_not_null(a->call_trace);
+	cr_assert_eq(dmesg_analysis_to_json(a, &j), 0);
+	return j;
+}
+
+ParameterizedTest(struct test_case *c, analyse, cases)
+{
+	_cleanup_free_ char *dir = test_suite_path("analyse", "cases"), *path = NULL;
+	json_auto_t *expected = NULL, *actual = NULL;
+	json_error_t err;
+
+	actual = analyse_case_json(c->name);
+	cr_assert(asprintf(&path, "%s/%s/expected.json", dir, c->name) >= 0);
+	expected = json_load_file(path, 0, &err);
+	cr_assert_not_null(expected, "%s:%d: %s", path, err.line, err.text);
+	cr_assert(json_equal(expected, actual), "%s:\nexpected: %s\n  actual: %s", c->name,
+		  json_dumps(expected, JSON_INDENT(2)), json_dumps(actual, JSON_INDENT(2)));
+}
+
+/* A missing or emptied cases directory would otherwise pass silently. */
+Test(analyse, cases_exist)
+{
+	size_t n = test_case_count("analyse");
+
+	cr_assert_geq(n, 20, "only %zu cases", n);
+}
+
+Test(analyse, signatures)
+{
+	_cleanup_free_ char *path = test_suite_path("analyse", "signatures.json"),
+			    *dir = test_suite_path("analyse", "cases");
+	json_auto_t *groups = NULL, *seen = json_object();
+	json_error_t err;
+	struct dirent *de;
+	json_t *group;
+	size_t i;
+	DIR *d;
+
+	groups = json_load_file(path, 0, &err);
+	cr_assert(json_is_array(groups), "%s:%d: %s", path, err.line, err.text);
+
+	/* Same bug, same signature; the first of each group is recorded in seen. */
+	json_array_foreach(groups, i, group) {
+		const char *first = json_string_value(json_array_get(group, 0));
+		json_t *name;
+		size_t k;
+
+		cr_assert_gt(json_array_size(group), 1);
+		json_array_foreach(group, k, name) {
+			json_auto_t *j = analyse_case_json(json_string_value(name));
+			const char *sig = json_string_value(json_object_get(j, "signature"));
+			const char *owner;
+
+			cr_assert_not_null(sig, "%s has no signature", json_string_value(name));
+			owner = json_string_value(json_object_get(seen, sig));
+			if (k == 0) {
+				cr_assert_null(owner, "%s has the signature of %s", first, owner);
+				cr_assert_eq(json_object_set_new(seen, sig, json_string(first)), 0);
+			} else
+				cr_assert(owner && streq(owner, first),
+					  "%s: signature differs from %s", json_string_value(name),
+					  first);
+		}
+	}
+
+	/* Different bugs, different signatures: every case outside the groups is new. */
+	d = opendir(dir);
+	cr_assert_not_null(d);
+	while ((de = readdir(d))) {
+		bool grouped = false;
+		json_t *name;
+		size_t k;
+
+		if (de->d_name[0] == '.')
+			continue;
+		json_array_foreach(groups, i, group)
+			json_array_foreach(group, k, name)
+				grouped = grouped || streq(json_string_value(name), de->d_name);
+		if (grouped)
+			continue;
+
+		json_auto_t *j = analyse_case_json(de->d_name);
+		const char *sig = json_string_value(json_object_get(j, "signature"));
+		if (!sig)
+			continue;
+		cr_assert_null(json_object_get(seen, sig), "%s has the signature of %s", de->d_name,
+			       json_string_value(json_object_get(seen, sig)));
+		cr_assert_eq(json_object_set_new(seen, sig, json_string(de->d_name)), 0);
+	}
+	closedir(d);
+}
+
+Test(analyse, empty_input_and_json)
+{
+	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
+	json_auto_t *j = NULL;
+
+	cr_assert_eq(dmesg_analyse(NULL, 0, &a), 0);
+	cr_assert_str_eq(a->reason, "unknown");
+	cr_assert_null(a->message);
+	cr_assert_null(a->call_trace[0]);
+	cr_assert_eq(a->pid, -1);
+	cr_assert_null(a->signature);
+	cr_assert_eq(dmesg_analysis_to_json(a, &j), 0);
+	cr_assert(json_is_null(json_object_get(j, "pid")));
+	cr_assert_null(dmesg_analysis_free(NULL));
+}
+
+/* The kernel's own line cannot be told from the same line in the middle of a long one. */
+Test(analyse, long_and_hostile_lines)
+{
+	static const char *const pieces[] = {
+		"Kernel panic - not syncing: ",
+		"RIP: 0010:",
+		"[<",
+		"? ",
+		"+0x",
+		"/0x",
+		"Call Trace:\n",
+		"CPU: 0 PID: 1 Comm: ",
+		" Tainted: ",
+		"[",
+		"INFO: task ",
+	};
+	_cleanup_free_ char *log = NULL;
+	size_t size = 1 << 20, len = 0;
+
+	log = malloc(size);
+	cr_assert_not_null(log);
+	for (size_t k = 0; len + 64 < size; k++) {
+		const char *p = pieces[k % ARRAY_SIZE(pieces)];
+		memcpy(log + len, p, strlen(p));
+		len += strlen(p);
+	}
+	for (size_t round = 0; round < 2; round++) {
+		_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
+
+		cr_assert_eq(dmesg_analyse(log, len, &a), 0);
+		cr_assert_not_null(a->reason);
+		/* the same with every line a frame: "f+0x1/0x2\n" */
+		for (size_t i = 0; i + 10 <= len; i += 10)
+			memcpy(log + i, "f+0x1/0x2\n", 10);
+	}
+}
