@@ -23,6 +23,7 @@
 #include <systemd/sd-id128.h>
 #include <systemd/sd-journal.h>
 
+#include "analyse/analyse.h"
 #include "archive-journal.h"
 #include "config/config.h"
 #include "cper/cper.h"
@@ -290,6 +291,37 @@ static int crash_json_new(Archive *a, const PstoreCrash *c, const char *id, json
 	return 0;
 }
 
+/*
+ * Puts the analysis of a kernel crash's log into crash["analysis"]; its reason replaces the
+ * pstore header's ("panic", "oops") when it says more ("bug", "hung-task", ...) or the header
+ * has none; the header's own stays in "pstore_reason".
+ */
+static int crash_add_analysis(json_t *crash, const char *log, size_t len)
+{
+	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *analysis = NULL;
+	json_t *o;
+	int r;
+
+	r = dmesg_analyse(log, len, &analysis);
+	if (r < 0)
+		return r;
+	r = dmesg_analysis_to_json(analysis, &o);
+	if (r < 0)
+		return r;
+	if (json_object_set_new(crash, "analysis", o) < 0)
+		return -ENOMEM;
+	/* The kmsg_dump reasons name when the log was dumped, not what went wrong: the analysis
+	 * refines them (an oops that is a "bug"), but does not turn the header's oops into a panic. */
+	if (streq(analysis->reason, "unknown"))
+		return 0;
+	if (!streq(json_string_value(json_object_get(crash, "reason")), "unknown") &&
+	    !streq(dump_reason_to_reason(analysis->reason), "unknown"))
+		return 0;
+	if (json_object_set_new(crash, "reason", json_string(analysis->reason)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /* x86 MCi_STATUS bits (Intel SDM 15.3.2.2). */
 #define MCI_STATUS_VAL (UINT64_C(1) << 63)
 #define MCI_STATUS_UC (UINT64_C(1) << 61)
@@ -450,6 +482,13 @@ static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTx
 	r = log_sink_map(&sink, &log);
 	if (r < 0)
 		return log_error_errno(r, "Cannot map the log of crash %s: %m", id);
+	if (c->kind == PSTORE_CRASH_KERNEL) {
+		r = crash_add_analysis(crash, log.data, log.len);
+		if (r < 0) {
+			mapped_done(&log);
+			return log_oom();
+		}
+	}
 
 	if (txn) {
 		r = store_txn_commit(txn, crash);

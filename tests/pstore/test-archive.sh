@@ -80,6 +80,16 @@ check "crash.json lists 3 records with sha256" \
 	eq "$(jq -r '[.records[].sha256 | length] | join(",")' "$tmp/store/$id/crash.json")" 64,64,64
 check "store is private" eq "$(stat -c %a "$tmp/store" "$tmp/store/$id" "$tmp/store/$id/crash.json" | xargs)" "700 700 600"
 check "MESSAGE readable" grep -q "Kernel panic in a previous boot" <(field MESSAGE)
+check "analysis reason" eq "$(jq -r .reason "$tmp/store/$id/crash.json")" panic
+check "pstore_reason kept" eq "$(jq -r .pstore_reason "$tmp/store/$id/crash.json")" Panic
+check "analysis function" eq "$(jq -r .analysis.function "$tmp/store/$id/crash.json")" sysrq_handle_crash
+check "analysis signature" eq "$(jq -r '.analysis.signature | length' "$tmp/store/$id/crash.json")" 32
+check "analysis kernel_version" eq "$(jq -r .analysis.kernel_version "$tmp/store/$id/crash.json")" 6.1.0-27-amd64
+check "analysis comm/pid" eq "$(jq -r '"\(.analysis.comm)/\(.analysis.pid)"' "$tmp/store/$id/crash.json")" bash/321
+check "KERNEL_VERSION" eq "$(field KERNEL_VERSION)" 6.1.0-27-amd64
+check "CRASH_SIGNATURE equals crash.json" eq "$(field CRASH_SIGNATURE)" "$(jq -r .analysis.signature "$tmp/store/$id/crash.json")"
+check "CRASH_FUNCTION" eq "$(field CRASH_FUNCTION)" sysrq_handle_crash
+check "MESSAGE names the function" grep -q "sysrq_handle_crash" <(field MESSAGE)
 
 # The same records again (as with Unlink=no, or a rerun): nothing new anywhere.
 cp -a "$tmp/orig/." "$tmp/pstore/"
@@ -99,6 +109,7 @@ check "one crash" eq "$(crashes)" 1
 check "PSTORE_BACKEND" eq "$(field PSTORE_BACKEND)" efi
 check "PSTORE_DUMP_REASON" eq "$(field PSTORE_DUMP_REASON)" Oops
 check "PRIORITY of an oops" eq "$(field PRIORITY)" 3
+check "an oops dump stays an oops" eq "$(jq -r .reason "$tmp"/store/*/crash.json)" oops
 
 setup two-boots
 archive --config=/dev/null
@@ -108,6 +119,10 @@ check "boot1 and boot2 apart" eq "$(field PSTORE_DMESG | grep -c 'boot[12] line 
 for d in "$tmp"/store/*/; do
 	check "one boot per crash" eq "$(grep -o 'boot[12] line' "$d/dmesg.txt" | sort -u | wc -l)" 1
 done
+check "same bug, same signature on both boots" \
+	eq "$(jq -r .analysis.signature "$tmp"/store/*/crash.json | sort -u | grep -c '^[0-9a-f]\{32\}$')" 1
+check "same signature in both journal entries" \
+	eq "$(field CRASH_SIGNATURE | sort -u | grep -c '^[0-9a-f]\{32\}$')" 1
 
 setup missing-parts
 archive --config=/dev/null

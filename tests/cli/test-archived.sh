@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# pstorectl on a store written by the archiver itself: the bundled fixtures
+# (tests/fixtures/sample, one real ERST crash from QEMU and a foreign CPER
+# record as the bundled module shows it) go through
+#   pstored archive --pstore-dir=COPY --store-dir=STORE --no-journal --config=/dev/null
+# and every verb is checked against the files pstored wrote. The pager is
+# checked on a real pseudo-terminal (script(1)).
+set -u
+
+PSTORED=$top_builddir/daemon/pstored
+PSTORECTL=$top_builddir/cli/pstorectl
+FIXTURES=$top_srcdir/tests/fixtures
+tmp=$(mktemp -d /tmp/test-archived.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+store=$tmp/store
+failures=0 tests=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+check() { # check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	tests=$((tests + 1))
+	if "$@"; then echo "ok: $what"; else fail "$what"; fi
+}
+eq() { [ "$1" = "$2" ] || { echo "  expected '$2', got '$1'" >&2; return 1; }; }
+ctl() { "$PSTORECTL" --store-dir="$store" --no-pager "$@"; }
+jqe() { jq -e "$@" >/dev/null; }
+
+# The pstore directories to archive, each a copy: archiving erases.
+mkdir -p "$tmp/p1" "$tmp/p2" "$tmp/p3"
+cp -a "$FIXTURES"/sample/. "$tmp/p1/"
+cp -a "$FIXTURES"/erst-qemu/pstore/. "$tmp/p2/"
+cp -a "$FIXTURES"/erst-qemu/foreign/unknown-erst-* "$tmp/p3/"
+records=$(find "$tmp"/p1 "$tmp"/p2 "$tmp"/p3 -type f | wc -l)
+for p in p1 p2 p3; do
+	"$PSTORED" archive --pstore-dir="$tmp/$p" --store-dir="$store" --no-journal \
+		--config=/dev/null >"$tmp/archive.log" 2>&1 || { cat "$tmp/archive.log"; fail "pstored archive $p"; }
+done
+mapfile -t ids < <(find "$store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' | sort)
+n=${#ids[@]}
+check "the archiver stored crashes" test "$n" -ge 4
+
+# list
+ctl list >"$tmp/list"
+check "list exits 0" test $? -eq 0
+check "list: a header, one line per crash, a footer" eq "$(wc -l <"$tmp/list")" $((n + 3))
+check "list footer" grep -q "^$n crashes listed.$" "$tmp/list"
+check "list --no-legend: only crashes" eq "$(ctl --no-legend list | wc -l)" "$n"
+ctl --json=short list >"$tmp/list.json"
+check "list --json: every stored crash, by id" \
+	eq "$(jq -r '.[].id' "$tmp/list.json" | sort | tr '\n' ' ')" "$(printf '%s ' "${ids[@]}")"
+check "list --json: oldest first" jqe '[.[].time] == ([.[].time] | sort)' "$tmp/list.json"
+check "list --json: summary shape" jqe 'all(.[]; (.id | type) == "string" and
+	(.time | type) == "number" and (.kind | type) == "string" and (.reason | type) == "string")' \
+	"$tmp/list.json"
+hw=$(jq '[.[] | select(.kind == "hardware-error")] | length' "$tmp/list.json")
+check "list --kind=hardware-error" eq "$(ctl --json=short list --kind=hardware-error | jq length)" "$hw"
+panics=$(jq '[.[] | select(.reason == "panic")] | length' "$tmp/list.json")
+check "list --reason=panic" eq "$(ctl --json=short list --reason=panic | jq length)" "$panics"
+check "list -n 2: the two newest" \
+	eq "$(ctl --json=short list -n 2 | jq -c '[.[].id]')" "$(jq -c '[.[-2:][].id]' "$tmp/list.json")"
+check "list --since after the last crash: none" eq "$(ctl --json=short list --since=+1d | jq length)" 0
+check "list --group counts every crash" eq "$(ctl --json=short list --group | jq '[.[].count] | add')" "$n"
+
+# show, dmesg, export: every crash
+for id in "${ids[@]}"; do
+	short=${id:0:8}
+	crash=$store/$id/crash.json
+	ctl show "$short" >"$tmp/show" 2>"$tmp/err"
+	check "show $short" test $? -eq 0
+	check "show $short names the crash" grep -q "ID: $id" "$tmp/show"
+	for name in $(jq -r '.records[].name' "$crash"); do
+		check "show $short lists record $name" grep -q "$name" "$tmp/show"
+	done
+	check "show --json $short is crash.json plus path" \
+		jqe --slurpfile c "$crash" --arg p "$store/$id" '(del(.path) == $c[0]) and .path == $p' \
+		<(ctl --json show "$short")
+
+	if [ -f "$store/$id/dmesg.txt" ]; then
+		check "dmesg $short is dmesg.txt" cmp -s <(ctl dmesg "$short") "$store/$id/dmesg.txt"
+	fi
+
+	ctl export "$id" >"$tmp/export.json"
+	check "export $short: version, id" jqe --arg id "$id" \
+		'.export_version == 1 and .id == $id and (.records | length) > 0' "$tmp/export.json"
+	for name in $(jq -r '.records[].name' "$crash"); do
+		jq -r --arg n "$name" '.records[] | select(.name == $n) | .data' "$tmp/export.json" |
+			base64 -d >"$tmp/raw"
+		check "export $short: $name byte for byte" cmp -s "$tmp/raw" "$store/$id/records/$name"
+	done
+done
+
+ctl export "${ids[0]}" --output="$tmp/out.json"
+check "export --output: mode 0600" eq "$(stat -c %a "$tmp/out.json")" 600
+check "export --output: same document" cmp -s "$tmp/out.json" <(ctl export "${ids[0]}")
+
+# The pager, on a pseudo-terminal: $PAGER gets the output, --no-pager keeps it away.
+id=$(jq -r '[.[] | select(.kind == "kernel-crash")][0].id' "$tmp/list.json")
+PAGER="cat >$tmp/paged" script -qec "$PSTORECTL --store-dir=$store dmesg $id" /dev/null >/dev/null
+check "dmesg on a terminal goes through \$PAGER" cmp -s "$tmp/paged" "$store/$id/dmesg.txt"
+rm -f "$tmp/paged"
+PAGER="cat >$tmp/paged" script -qec "$PSTORECTL --store-dir=$store --no-pager dmesg $id" /dev/null >/dev/null
+check "--no-pager: no pager" test ! -e "$tmp/paged"
+PAGER="cat >$tmp/paged" "$PSTORECTL" --store-dir="$store" dmesg "$id" >/dev/null
+check "not a terminal: no pager" test ! -e "$tmp/paged"
+
+# status on a fresh copy of the sample pstore
+mkdir "$tmp/waiting" && cp -a "$FIXTURES"/sample/. "$tmp/waiting/"
+ctl --json=short status --pstore-dir="$tmp/waiting" >"$tmp/status.json"
+check "status: records waiting" eq "$(jq .pstore.records.count "$tmp/status.json")" \
+	"$(find "$tmp/waiting" -type f | wc -l)"
+check "status: crashes in the store" eq "$(jq .store.crashes "$tmp/status.json")" "$n"
+check "status: store size is stored_bytes" eq "$(jq .store.bytes "$tmp/status.json")" \
+	"$(cat "$store"/*/crash.json | jq -s '[.[].stored_bytes] | add')"
+
+# delete and vacuum
+check "delete by short id" eval 'ctl delete "${ids[0]:0:8}" 2>/dev/null'
+check "deleted: gone from list" eq "$(ctl --json=short list | jq length)" $((n - 1))
+check "deleted: show fails" eval '! ctl show "${ids[0]}" 2>/dev/null'
+printf '[Store]\nMaxCrashes=2\nKeepUnsent=no\n' >"$tmp/vacuum.conf"
+check "vacuum to MaxCrashes=2" eq "$(ctl --json=short vacuum --config="$tmp/vacuum.conf" | jq '.removed | length')" $((n - 3))
+check "vacuum: two left" eq "$(ctl --json=short list | jq length)" 2
+
+# exit codes
+check "bad id: exit 1" eval '! ctl show ffffffff 2>/dev/null'
+check "bad option: exit 1" eval '! ctl list --bogus 2>/dev/null'
+check "missing store: exit 1" eval '! "$PSTORECTL" --store-dir="$tmp/none" list 2>/dev/null'
+
+echo "$tests checks, $failures failed"
+[ "$failures" -eq 0 ]
