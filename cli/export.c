@@ -14,18 +14,32 @@
 #include "store/export.h"
 #include "log.h"
 #include "pstorectl.h"
+#include "upload-document.h"
+#include "upload-options.h"
 
 static const char *arg_output;
+static bool arg_redacted;
+
+enum {
+	ARG_REDACTED = ARG_VERB_BASE,
+};
 
 static int handle_export_option(int c, const char *arg)
 {
+	if (c == ARG_REDACTED) {
+		arg_redacted = true;
+		return 0;
+	}
 	if (c != 'o')
-		return -EINVAL;
+		return handle_upload_config_option(c, arg);
 	arg_output = streq(arg, "-") ? NULL : arg;
 	return 0;
 }
 
-static const struct option export_option_table[] = {{"output", required_argument, NULL, 'o'}, {}};
+static const struct option export_option_table[] = {{"output", required_argument, NULL, 'o'},
+						    {"redacted", no_argument, NULL, ARG_REDACTED},
+						    UPLOAD_CONFIG_OPTIONS,
+						    {}};
 
 const VerbOptions export_options = {export_option_table, "o:", handle_export_option};
 
@@ -71,7 +85,16 @@ int verb_export(int argc, char *argv[])
 	r = resolve_crash_id(s, argv[1], &id);
 	if (r < 0)
 		return r;
-	r = crash_export_json(s, id, &doc);
+	if (arg_redacted) {
+		/* Exactly what a redacting target gets (daemon/upload-document.h). */
+		_cleanup_(redactor_freep) Redactor *redactor = NULL;
+
+		r = upload_redactor_for_export(&redactor);
+		if (r < 0)
+			return r;
+		r = upload_document_json_object(s, id, redactor, &doc);
+	} else
+		r = crash_export_json(s, id, &doc);
 	if (r == -EFBIG)
 		return log_error_errno(r,
 				       "Failed to export crash %s: a file of it is over %u MiB, "

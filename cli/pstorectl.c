@@ -47,6 +47,8 @@ static const Verb verbs[] = {
 	{"status", 1, 1, false, verb_status, "Show pstore and store status", &status_options},
 	{"delete", 2, -1, false, verb_delete, "Delete crashes from the store",
 	 &global_options_only},
+	{"upload", 1, -1, false, verb_upload, "Send crashes to the collectors now",
+	 &upload_options},
 	{"vacuum", 1, 1, false, verb_vacuum, "Apply the retention limits now", &vacuum_options},
 	{"decode", 2, -1, false, verb_decode, "Decode CPER, MCE and dmesg records in files",
 	 &global_options_only},
@@ -108,11 +110,18 @@ static int verb_help(int argc, char *argv[])
 	       "  -o --output=FILE       Write the document to FILE instead of stdout\n"
 	       "\nOptions of vacuum:\n"
 	       "     --config=FILE       Read the retention limits from FILE only\n"
+	       "     --redacted          Redact it as an upload target would (see upload)\n"
+	       "\nOptions of upload [ID...]:\n"
+	       "     --target=NAME       Only the collector of [Target.NAME]\n"
+	       "     --force             Also resend sent and failed crashes, ignore the limits\n"
+	       "     --config=FILE       Read only FILE (default: %s/pstored.conf)\n"
+	       "     --dmi-dir=DIR       DMI serial numbers to redact (default: "
+	       "/sys/class/dmi/id)\n"
 	       "\nOptions of status:\n"
 	       "     --pstore-dir=DIR    The pstore file system (default: /sys/fs/pstore)\n"
 	       "     --sysfs-dir=DIR     Read kernel parameters below DIR (default: /sys)\n"
 	       "\nSee the pstorectl(1) man page for details.\n",
-	       PSTORED_LOCALSTATEDIR "/lib/pstored");
+	       PSTORED_LOCALSTATEDIR "/lib/pstored", PSTORED_SYSCONFDIR);
 	return 0;
 }
 

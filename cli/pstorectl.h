@@ -39,6 +39,7 @@ typedef struct VerbOptions {
 extern const VerbOptions list_options;
 extern const VerbOptions export_options;
 extern const VerbOptions status_options;
+extern const VerbOptions upload_options;
 extern const VerbOptions vacuum_options;
 
 /* Prints a JSON value in the format chosen with --json. */
@@ -50,5 +51,6 @@ int verb_dmesg(int argc, char *argv[]);
 int verb_export(int argc, char *argv[]);
 int verb_status(int argc, char *argv[]);
 int verb_delete(int argc, char *argv[]);
+int verb_upload(int argc, char *argv[]);
 int verb_vacuum(int argc, char *argv[]);
 int verb_decode(int argc, char *argv[]);

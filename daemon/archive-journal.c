@@ -12,8 +12,6 @@
 #include "macro.h"
 #include "store/message-ids.h"
 
-#define MAX_FIELDS 24
-
 int journal_crash_is_logged(sd_journal **j, const char *id)
 {
 	char match[sizeof("PSTORE_CRASH_ID=") + 64];
@@ -107,29 +105,24 @@ static char *crash_message(json_t *crash)
 	return r < 0 ? NULL : m;
 }
 
-typedef struct Fields {
-	struct iovec iov[MAX_FIELDS];
-	size_t n;
-	int error;
-} Fields;
-
-static void field_add(Fields *f, const char *name, const char *value)
+static void field_add(JournalCrashFields *f, const char *name, const char *value)
 {
 	char *s;
 
 	if (!value || f->error < 0)
 		return;
-	if (f->n >= MAX_FIELDS || asprintf(&s, "%s=%s", name, value) < 0) {
+	if (f->n >= JOURNAL_CRASH_FIELDS_MAX || asprintf(&s, "%s=%s", name, value) < 0) {
 		f->error = -ENOMEM;
 		return;
 	}
 	f->iov[f->n++] = (struct iovec){.iov_base = s, .iov_len = strlen(s)};
 }
 
-static void fields_done(Fields *f)
+void journal_crash_fields_done(JournalCrashFields *f)
 {
 	for (size_t i = 0; i < f->n; i++)
 		free(f->iov[i].iov_base);
+	f->n = 0;
 }
 
 /* "a b c" from an array of record objects (key "name") or of numbers. */
@@ -157,14 +150,13 @@ static char *join_array(json_t *array, const char *key)
 	return s;
 }
 
-int journal_send_crash(json_t *crash, const char *log, size_t log_len)
+int journal_crash_fields(json_t *crash, const char *log, size_t log_len, JournalCrashFields *ret)
 {
 	_cleanup_free_ char *message = NULL, *records = NULL, *missing = NULL, *dmesg = NULL;
 	json_t *analysis = json_object_get(crash, "analysis");
 	const char *kind = json_str(crash, "kind") ?: "kernel-crash";
 	char priority[4], time[24];
-	Fields f = {};
-	int r;
+	JournalCrashFields f = {};
 
 	message = crash_message(crash);
 	records = join_array(json_object_get(crash, "records"), "name");
@@ -200,15 +192,25 @@ int journal_send_crash(json_t *crash, const char *log, size_t log_len)
 	field_add(&f, "CRASH_SIGNATURE", json_str(analysis, "signature"));
 	field_add(&f, "CRASH_FUNCTION", json_str(analysis, "function"));
 	field_add(&f, "CRASH_MODULE", json_str(analysis, "module"));
-	if (f.error < 0 || f.n >= MAX_FIELDS) {
-		fields_done(&f);
+	if (f.error < 0 || f.n >= JOURNAL_CRASH_FIELDS_MAX) {
+		journal_crash_fields_done(&f);
 		return -ENOMEM;
 	}
-	f.iov[f.n++] =
-		(struct iovec){.iov_base = dmesg, .iov_len = strlen("PSTORE_DMESG=") + log_len};
+	f.iov[f.n++] = (struct iovec){.iov_base = TAKE_PTR(dmesg),
+				      .iov_len = strlen("PSTORE_DMESG=") + log_len};
+	*ret = f;
+	return 0;
+}
 
+int journal_send_crash(json_t *crash, const char *log, size_t log_len)
+{
+	JournalCrashFields f;
+	int r;
+
+	r = journal_crash_fields(crash, log, log_len, &f);
+	if (r < 0)
+		return r;
 	r = sd_journal_sendv(f.iov, (int)f.n);
-	f.n--; /* dmesg is freed by its own cleanup */
-	fields_done(&f);
+	journal_crash_fields_done(&f);
 	return r;
 }

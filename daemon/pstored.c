@@ -21,6 +21,8 @@ const char *arg_store_dir = PSTORED_LOCALSTATEDIR "/lib/pstored";
 const char *arg_config = NULL;
 bool arg_no_unlink = false;
 bool arg_no_journal = false;
+const char *arg_target = NULL;
+const char *arg_dmi_dir = NULL;
 
 typedef struct Verb {
 	const char *name;
@@ -33,6 +35,7 @@ typedef struct Verb {
 static const Verb verbs[] = {
 	{"archive", 1, 1, true, verb_archive,
 	 "Move pstore records into the store and the journal (default)"},
+	{"upload", 1, 1, false, verb_upload, "Send the crashes that are due to the collectors"},
 };
 
 static void help(void)
@@ -51,6 +54,9 @@ static void help(void)
 	       "     --config=FILE       Read only FILE, no drop-ins (default: %s/pstored.conf)\n"
 	       "     --no-unlink         Leave the records in pstore\n"
 	       "     --no-journal        Write no journal entries\n"
+	       "     --target=NAME       upload: only the collector of [Target.NAME]\n"
+	       "     --dmi-dir=DIR       upload: DMI serial numbers to redact (default:\n"
+	       "                         /sys/class/dmi/id)\n"
 	       "\nSee the pstored(8) man page for details.\n",
 	       PSTORED_LOCALSTATEDIR "/lib/pstored", PSTORED_SYSCONFDIR);
 }
@@ -64,6 +70,8 @@ static int parse_argv(int argc, char *argv[])
 		ARG_CONFIG,
 		ARG_NO_UNLINK,
 		ARG_NO_JOURNAL,
+		ARG_TARGET,
+		ARG_DMI_DIR,
 	};
 	static const struct option options[] = {
 		{"help", no_argument, NULL, 'h'},
@@ -73,6 +81,8 @@ static int parse_argv(int argc, char *argv[])
 		{"config", required_argument, NULL, ARG_CONFIG},
 		{"no-unlink", no_argument, NULL, ARG_NO_UNLINK},
 		{"no-journal", no_argument, NULL, ARG_NO_JOURNAL},
+		{"target", required_argument, NULL, ARG_TARGET},
+		{"dmi-dir", required_argument, NULL, ARG_DMI_DIR},
 		{},
 	};
 	int c;
@@ -99,6 +109,12 @@ static int parse_argv(int argc, char *argv[])
 			break;
 		case ARG_NO_JOURNAL:
 			arg_no_journal = true;
+			break;
+		case ARG_TARGET:
+			arg_target = optarg;
+			break;
+		case ARG_DMI_DIR:
+			arg_dmi_dir = optarg;
 			break;
 		case '?':
 			return -EINVAL;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "macro.h"
+#include "time-util.h"
 #include "upload-http.h"
 
 /* Enough of an error page to tell the user what the server said. */
@@ -171,7 +172,7 @@ int upload_http_send(UploadHttp *h, const UploadHttpRequest *req, UploadHttpResp
 	r.http_version = version == CURL_HTTP_VERSION_2_0 ? 2 : 1;
 	if (curl_easy_getinfo(h->curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
 	    retry_after > 0)
-		r.retry_after_sec = (uint64_t)retry_after;
+		r.retry_after_usec = (uint64_t)retry_after * USEC_PER_SEC;
 
 	h->body[h->body_len] = '\0';
 	r.body = strdup(h->body);

@@ -31,12 +31,12 @@ typedef struct UploadHttpRequest {
 } UploadHttpRequest;
 
 typedef struct UploadHttpResponse {
-	long status;		  /* 0: no HTTP answer (see error) */
-	uint64_t retry_after_sec; /* from Retry-After, 0 if none */
-	char *error;		  /* why there was no answer */
-	bool tls_error;		  /* error is about the peer's certificate */
-	char *body;		  /* the start of the answer's body, NUL-terminated */
-	long http_version;	  /* 1 or 2 (major version of the answer) */
+	long status;		   /* 0: no HTTP answer (see error) */
+	uint64_t retry_after_usec; /* from Retry-After, 0 if none */
+	char *error;		   /* why there was no answer */
+	bool tls_error;		   /* error is about the peer's certificate */
+	char *body;		   /* the start of the answer's body, NUL-terminated */
+	long http_version;	   /* 1 or 2 (major version of the answer) */
 } UploadHttpResponse;
 
 typedef struct UploadHttp UploadHttp;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 #include <endian.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "macro.h"
+#include "archive-journal.h"
 #include "upload-journal.h"
 
 bool journal_field_name_is_valid(const char *name)
@@ -49,4 +51,51 @@ int journal_export_write_string(FILE *f, const char *name, const char *value)
 int journal_export_end_entry(FILE *f)
 {
 	return fputc('\n', f) == EOF ? -EIO : 0;
+}
+
+int journal_export_crash(FILE *f, const JournalCrashEntry *e)
+{
+	const char *machine_id = json_string_value(json_object_get(e->crash, "machine_id"));
+	json_int_t archived_at = json_integer_value(json_object_get(e->crash, "archived_at"));
+	JournalCrashFields fields;
+	char ts[32];
+	int r;
+
+	/* The local entry was written when the crash was archived: so is this one. */
+	snprintf(ts, sizeof(ts), "%" JSON_INTEGER_FORMAT, archived_at);
+	r = journal_export_write_string(f, "__REALTIME_TIMESTAMP", ts);
+	if (r == 0 && json_is_string(json_object_get(e->crash, "boot_id")))
+		r = journal_export_write_string(
+			f, "_BOOT_ID", json_string_value(json_object_get(e->crash, "boot_id")));
+	if (r == 0 && (machine_id || e->machine_id))
+		r = journal_export_write_string(f, "_MACHINE_ID", machine_id ?: e->machine_id);
+	if (r == 0 && e->hostname)
+		r = journal_export_write_string(f, "_HOSTNAME", e->hostname);
+	if (r < 0)
+		return r;
+
+	r = journal_crash_fields(e->crash, e->dmesg, e->dmesg_len, &fields);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; r == 0 && i < fields.n; i++) {
+		const char *field = fields.iov[i].iov_base;
+		const char *eq = memchr(field, '=', fields.iov[i].iov_len);
+		_cleanup_free_ char *name = NULL;
+
+		if (!eq) {
+			r = -EINVAL;
+			break;
+		}
+		name = strndup(field, (size_t)(eq - field));
+		if (!name) {
+			r = -ENOMEM;
+			break;
+		}
+		r = journal_export_write_field(f, name, eq + 1,
+					       fields.iov[i].iov_len - (size_t)(eq + 1 - field));
+	}
+	journal_crash_fields_done(&fields);
+	if (r == 0)
+		r = journal_export_end_entry(f);
+	return r;
 }

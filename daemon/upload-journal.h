@@ -27,3 +27,23 @@ int journal_export_write_field(FILE *f, const char *name, const void *value, siz
 int journal_export_write_string(FILE *f, const char *name, const char *value);
 /* Ends the entry. */
 int journal_export_end_entry(FILE *f);
+
+#include <jansson.h>
+
+/*
+ * The journal entry of a crash: the fields of the local entry
+ * (journal_crash_fields(), archive-journal.h), after the trusted fields the
+ * collector would otherwise take from the sending connection:
+ * __REALTIME_TIMESTAMP (when the crash was archived, as the local entry),
+ * _BOOT_ID, _MACHINE_ID, _HOSTNAME. dmesg is the log to send, already
+ * redacted when the target redacts, like crash.
+ */
+typedef struct JournalCrashEntry {
+	json_t *crash;
+	const char *dmesg;
+	size_t dmesg_len;
+	const char *hostname;
+	const char *machine_id; /* used when crash.json has none */
+} JournalCrashEntry;
+
+int journal_export_crash(FILE *f, const JournalCrashEntry *e);

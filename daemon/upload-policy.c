@@ -16,20 +16,20 @@ UploadOutcome upload_outcome_from_status(long status, bool is_put)
 	return UPLOAD_FAILED;
 }
 
-uint64_t upload_backoff_sec(unsigned attempts)
+usec_t upload_backoff_usec(unsigned attempts)
 {
-	uint64_t delay = UPLOAD_BACKOFF_FIRST_SEC;
+	usec_t delay = UPLOAD_BACKOFF_FIRST_USEC;
 
-	for (unsigned i = 1; i < attempts && delay < UPLOAD_BACKOFF_MAX_SEC; i++)
+	for (unsigned i = 1; i < attempts && delay < UPLOAD_BACKOFF_MAX_USEC; i++)
 		delay *= 2;
-	return MIN(delay, (uint64_t)UPLOAD_BACKOFF_MAX_SEC);
+	return MIN(delay, UPLOAD_BACKOFF_MAX_USEC);
 }
 
-uint64_t upload_next_attempt(uint64_t now, unsigned attempts, uint64_t retry_after_sec)
+usec_t upload_next_attempt(usec_t now, unsigned attempts, usec_t retry_after)
 {
-	if (retry_after_sec > 0)
-		return now + MIN(retry_after_sec, (uint64_t)UPLOAD_QUOTA_WINDOW_SEC);
-	return now + upload_backoff_sec(MAX(attempts, 1U));
+	if (retry_after > 0)
+		return now + MIN(retry_after, UPLOAD_QUOTA_WINDOW_USEC);
+	return now + upload_backoff_usec(MAX(attempts, 1U));
 }
 
 void upload_quota_init(UploadQuota *q, uint64_t max_crashes, uint64_t max_bytes)
@@ -37,9 +37,9 @@ void upload_quota_init(UploadQuota *q, uint64_t max_crashes, uint64_t max_bytes)
 	*q = (UploadQuota){.max_crashes = max_crashes, .max_bytes = max_bytes};
 }
 
-void upload_quota_count(UploadQuota *q, uint64_t now, uint64_t sent_at, uint64_t bytes)
+void upload_quota_count(UploadQuota *q, usec_t now, usec_t sent_at, uint64_t bytes)
 {
-	if (sent_at > now || now - sent_at >= UPLOAD_QUOTA_WINDOW_SEC)
+	if (sent_at > now || now - sent_at >= UPLOAD_QUOTA_WINDOW_USEC)
 		return;
 	q->crashes++;
 	q->bytes += bytes;
@@ -56,7 +56,7 @@ bool upload_quota_allows(const UploadQuota *q, uint64_t size)
 	return true;
 }
 
-uint64_t upload_quota_frees_at(const UploadQuota *q)
+usec_t upload_quota_frees_at(const UploadQuota *q)
 {
-	return q->oldest_sent_at ? q->oldest_sent_at + UPLOAD_QUOTA_WINDOW_SEC : 0;
+	return q->oldest_sent_at ? q->oldest_sent_at + UPLOAD_QUOTA_WINDOW_USEC : 0;
 }

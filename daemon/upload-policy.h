@@ -3,8 +3,8 @@
 
 /*
  * What the uploader does with a collector's answer, and when it tries
- * again. Pure functions of their arguments (times are Unix seconds), so
- * that the rules are tested on their own:
+ * again. Pure functions of their arguments (times in microseconds since
+ * the epoch, as in crash.json), so that the rules are tested on their own:
  *
  *	2xx, and 409 Conflict on PUT     sent (409: the document is already there)
  *	429, 503                         throttled: retry after Retry-After (or backoff);
@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "time-util.h"
+
 typedef enum UploadOutcome {
 	UPLOAD_SENT,
 	UPLOAD_RETRY,
@@ -25,21 +27,21 @@ typedef enum UploadOutcome {
 } UploadOutcome;
 
 /* Backoff after the first failed attempt, doubled after each further one, capped. */
-#define UPLOAD_BACKOFF_FIRST_SEC (5 * 60)
-#define UPLOAD_BACKOFF_MAX_SEC (12 * 60 * 60)
-/* The window of the per-target daily limits. */
-#define UPLOAD_QUOTA_WINDOW_SEC (24 * 60 * 60)
+#define UPLOAD_BACKOFF_FIRST_USEC (5 * USEC_PER_MINUTE)
+#define UPLOAD_BACKOFF_MAX_USEC (12 * USEC_PER_HOUR)
+/* The window of the per-target daily limits, and the longest Retry-After honoured. */
+#define UPLOAD_QUOTA_WINDOW_USEC USEC_PER_DAY
 
 UploadOutcome upload_outcome_from_status(long status, bool is_put);
 
-/* Seconds to wait after attempts failed attempts in a row (attempts >= 1). */
-uint64_t upload_backoff_sec(unsigned attempts);
+/* The wait after attempts failed attempts in a row (attempts >= 1). */
+usec_t upload_backoff_usec(unsigned attempts);
 
 /*
  * The next attempt after a failure: now + Retry-After when the server gave
- * one (retry_after_sec > 0, capped at a day), else now + backoff.
+ * one (retry_after > 0, capped at a day), else now + backoff.
  */
-uint64_t upload_next_attempt(uint64_t now, unsigned attempts, uint64_t retry_after_sec);
+usec_t upload_next_attempt(usec_t now, unsigned attempts, usec_t retry_after);
 
 /*
  * The daily limits of one target (Chrome OS style: at most max_crashes
@@ -49,13 +51,13 @@ uint64_t upload_next_attempt(uint64_t now, unsigned attempts, uint64_t retry_aft
 typedef struct UploadQuota {
 	uint64_t max_crashes, max_bytes; /* UINT64_MAX: no limit */
 	uint64_t crashes, bytes;	 /* sent within the window */
-	uint64_t oldest_sent_at;	 /* oldest send in the window, 0 if none */
+	usec_t oldest_sent_at;		 /* oldest send in the window, 0 if none */
 } UploadQuota;
 
 void upload_quota_init(UploadQuota *q, uint64_t max_crashes, uint64_t max_bytes);
 /* Counts a crash sent at sent_at with bytes bytes, if within the window before now. */
-void upload_quota_count(UploadQuota *q, uint64_t now, uint64_t sent_at, uint64_t bytes);
+void upload_quota_count(UploadQuota *q, usec_t now, usec_t sent_at, uint64_t bytes);
 /* Whether one more document of size bytes fits. */
 bool upload_quota_allows(const UploadQuota *q, uint64_t size);
 /* When the oldest counted send leaves the window (0 if nothing counted). */
-uint64_t upload_quota_frees_at(const UploadQuota *q);
+usec_t upload_quota_frees_at(const UploadQuota *q);

@@ -108,6 +108,14 @@ bool cper_put_text(const CperBuf *b, json_t *o, const char *name, size_t off, si
 /* Reports a section shorter than the fixed part its type needs. */
 bool cper_need(const CperBuf *b, size_t n, const char *what);
 
+/*
+ * The start of most sections: checks the fixed size n with cper_need(), reads the 64-bit
+ * validation bits at offset 0 into *ret_valid and prints them. False when the section is too
+ * short to hold even those.
+ */
+bool cper_section_begin(const CperBuf *b, json_t *o, size_t n, const char *what,
+			uint64_t *ret_valid);
+
 /* The generic error status field (UEFI N.2.5 Table N-19), used by several sections. */
 void cper_put_error_status(const CperBuf *b, json_t *o, size_t off, bool valid);
 

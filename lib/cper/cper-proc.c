@@ -39,10 +39,8 @@ void cper_decode_proc_generic(const CperBuf *b, json_t *body)
 	CperCtx *c = b->ctx;
 	uint64_t v = 0, x;
 
-	cper_need(b, 192, "processor generic error section");
-	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
+	if (!cper_section_begin(b, body, 192, "processor generic error section", &v))
 		return;
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
 	cper_put_enum(b, body, "processor_type", 8, 1, v & BIT(0), type_strs,
 		      ARRAY_SIZE(type_strs));
 	cper_put_enum(b, body, "processor_isa", 9, 1, v & BIT(1), isa_strs, ARRAY_SIZE(isa_strs));
@@ -209,10 +207,8 @@ void cper_decode_proc_ia(const CperBuf *b, json_t *body)
 	uint64_t v = 0;
 	size_t off = 64;
 
-	cper_need(b, 64, "IA32/X64 processor error section");
-	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
+	if (!cper_section_begin(b, body, 64, "IA32/X64 processor error section", &v))
 		return;
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
 	cper_put_hex(b, body, "local_apic_id", 8, 8, v & BIT(0));
 	if ((v & BIT(1)) && cper_need(b, 64, "CPUID information"))
 		cper_put_dump(b, body, "cpuid_dump", 16, 48);

@@ -77,10 +77,8 @@ static void decode_memory(const CperBuf *b, json_t *body)
 	CperCtx *c = b->ctx;
 	uint64_t v = 0, ext = 0, row;
 
-	cper_need(b, 73, "memory error section");
-	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
+	if (!cper_section_begin(b, body, 73, "memory error section", &v))
 		return;
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
 	/* 80 bytes since UEFI 2.3, 73 in UEFI 2.1 and 2.2, anything else is neither. */
 	const char *layout = b->len >= 80 ? "uefi-2.3" : b->len == 73 ? "uefi-2.1" : "nonstandard";
 	cper_set(c, body, "layout", json_string(layout));
@@ -117,13 +115,10 @@ static void decode_memory(const CperBuf *b, json_t *body)
  */
 static void decode_memory2(const CperBuf *b, json_t *body)
 {
-	CperCtx *c = b->ctx;
 	uint64_t v = 0;
 
-	cper_need(b, 96, "memory error 2 section");
-	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
+	if (!cper_section_begin(b, body, 96, "memory error 2 section", &v))
 		return;
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
 	decode_memory_head(b, body, v, 20);
 	cper_put_uint(b, body, "device", 40, 4, v & BIT(7));
 	cper_put_uint(b, body, "row", 44, 4, v & BIT(8));
@@ -222,10 +217,8 @@ static void decode_pcie(const CperBuf *b, json_t *body)
 	uint64_t v = 0;
 	char s[48];
 
-	cper_need(b, 208, "PCIe error section");
-	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
+	if (!cper_section_begin(b, body, 208, "PCIe error section", &v))
 		return;
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
 	cper_put_enum(b, body, "port_type", 8, 4, v & BIT(0), pcie_port_type_strs,
 		      ARRAY_SIZE(pcie_port_type_strs));
 	if ((v & BIT(1)) && cper_need(b, 14, "PCIe version")) {
@@ -327,10 +320,8 @@ static void decode_pci_bus(const CperBuf *b, json_t *body)
 	CperCtx *c = b->ctx;
 	uint64_t v = 0, x;
 
-	cper_need(b, 72, "PCI/PCI-X bus error section");
-	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
+	if (!cper_section_begin(b, body, 72, "PCI/PCI-X bus error section", &v))
 		return;
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
 	cper_put_error_status(b, body, 8, v & BIT(0));
 	cper_put_enum(b, body, "error_type", 16, 2, v & BIT(1), pci_bus_err_type_strs,
 		      ARRAY_SIZE(pci_bus_err_type_strs));
@@ -363,10 +354,8 @@ static void decode_pci_component(const CperBuf *b, json_t *body)
 	uint64_t v = 0, n_mem = 0, n_io = 0;
 	char s[32];
 
-	cper_need(b, 40, "PCI component error section");
-	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
+	if (!cper_section_begin(b, body, 40, "PCI component error section", &v))
 		return;
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
 	cper_put_error_status(b, body, 8, v & BIT(0));
 	if ((v & BIT(1)) && cper_buf_has(b, 16, 16)) {
 		const uint8_t *p = b->p;
@@ -558,10 +547,8 @@ static void decode_cxl_protocol(const CperBuf *b, json_t *body)
 	uint64_t v = 0, agent = 0, dvsec = 0, elog = 0;
 	char s[32];
 
-	cper_need(b, 116, "CXL protocol error section");
-	if (!cper_field(b, 0, 8, true, "validation_bits", &v))
+	if (!cper_section_begin(b, body, 116, "CXL protocol error section", &v))
 		return;
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
 	bool have_agent = cper_field(b, 8, 1, v & BIT(0), "agent_type", &agent);
 	if (have_agent)
 		cper_put_enum_value(c, body, "agent_type", agent, cxl_agent_type_strs,

@@ -269,6 +269,16 @@ bool cper_need(const CperBuf *b, size_t n, const char *what)
 	return false;
 }
 
+bool cper_section_begin(const CperBuf *b, json_t *o, size_t n, const char *what,
+			uint64_t *ret_valid)
+{
+	cper_need(b, n, what);
+	if (!cper_field(b, 0, 8, true, "validation_bits", ret_valid))
+		return false;
+	cper_set(b->ctx, o, "validation_bits", cper_hex_u64(*ret_valid, 8));
+	return true;
+}
+
 void cper_put_error_status(const CperBuf *b, json_t *o, size_t off, bool valid)
 {
 	static const char *const bits[] = {

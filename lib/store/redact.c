@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <arpa/inet.h>
+#include <openssl/evp.h>
 #include <ctype.h>
 #include <errno.h>
 #include <regex.h>
@@ -324,4 +325,91 @@ int redact_json_strings(const Redactor *r, json_t *v)
 	default:
 		return 0;
 	}
+}
+
+static bool record_is_text(json_t *record)
+{
+	static const char *const text_types[] = {"dmesg", "console", "pmsg", "ftrace"};
+	const char *type = json_string_value(json_object_get(record, "type"));
+
+	for (size_t i = 0; type && i < ARRAY_SIZE(text_types); i++)
+		if (streq(type, text_types[i]))
+			return true;
+	return false;
+}
+
+/* Base64 (as EVP_EncodeBlock() writes it: no line breaks) of a text record, redacted. */
+static int redact_record_data(const Redactor *r, json_t *record)
+{
+	json_t *data = json_object_get(record, "data");
+	_cleanup_free_ unsigned char *raw = NULL;
+	_cleanup_free_ char *text = NULL, *b64 = NULL;
+	size_t len = json_string_length(data), text_len;
+	int n, k;
+
+	if (!json_is_string(data) || len % 4 != 0 || len > INT32_MAX)
+		return -EBADMSG;
+	raw = malloc(len / 4 * 3 + 1);
+	if (!raw)
+		return -ENOMEM;
+	n = EVP_DecodeBlock(raw, (const unsigned char *)json_string_value(data), (int)len);
+	if (n < 0)
+		return -EBADMSG;
+	/* EVP_DecodeBlock() counts the padding as data: take it off again. */
+	for (size_t pad = 0; pad < 2 && len > pad && json_string_value(data)[len - 1 - pad] == '=';
+	     pad++)
+		n--;
+
+	k = redact_text(r, (const char *)raw, (size_t)n, &text, &text_len);
+	if (k < 0)
+		return k;
+	if (text_len > INT32_MAX / 4 * 3)
+		return -EFBIG;
+	b64 = malloc(4 * ((text_len + 2) / 3) + 1);
+	if (!b64)
+		return -ENOMEM;
+	(void)EVP_EncodeBlock((unsigned char *)b64, (const unsigned char *)text, (int)text_len);
+	return json_object_set_new(record, "data", json_string(b64)) < 0 ? -ENOMEM : 0;
+}
+
+int redact_export_document(const Redactor *r, json_t *doc)
+{
+	json_t *records = json_object_get(doc, "records"), *record, *data;
+	const char *key;
+	size_t i;
+	int k;
+
+	json_object_foreach(doc, key, data) {
+		if (streq(key, "records"))
+			continue;
+		k = redact_json_strings(r, data);
+		if (k < 0)
+			return k;
+	}
+
+	json_array_foreach(records, i, record) {
+		json_t *v;
+
+		/* Every field of the record but its data is text to redact. */
+		json_object_foreach(record, key, v) {
+			if (streq(key, "data"))
+				continue;
+			k = redact_json_strings(r, v);
+			if (k < 0)
+				return k;
+		}
+		if (!json_object_get(record, "data"))
+			continue;
+		if (json_is_true(json_object_get(record, "compressed"))) {
+			if (json_object_del(record, "data") < 0 ||
+			    json_object_set_new(record, "data_omitted", json_string("redacted")) <
+				    0)
+				return -ENOMEM;
+		} else if (record_is_text(record)) {
+			k = redact_record_data(r, record);
+			if (k < 0)
+				return k;
+		}
+	}
+	return 0;
 }

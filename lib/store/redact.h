@@ -47,6 +47,15 @@ int redact_text(const Redactor *r, const char *text, size_t len, char **ret, siz
 /* Redacts every string value in v (not object keys), recursively, in place. */
 int redact_json_strings(const Redactor *r, json_t *v);
 
+/*
+ * Redacts an export document (store/export.h) in place: every string, and
+ * the raw records: a text record (dmesg, console, pmsg, ftrace) is decoded,
+ * redacted and encoded again; a compressed one loses its "data" (its text
+ * is in "dmesg", redacted) and gets "data_omitted": "redacted"; binary
+ * hardware records (mce, CPER) hold no text and are kept.
+ */
+int redact_export_document(const Redactor *r, json_t *doc);
+
 /* Redactor for _cleanup_(redactor_freep). */
 static inline void redactor_freep(Redactor **r)
 {

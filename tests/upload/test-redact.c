@@ -154,3 +154,47 @@ Test(redact, json_strings_recursively)
 	cr_assert_eq(redact_json_strings(r, v), 0);
 	cr_expect(json_equal(v, expected));
 }
+
+Test(redact, export_document_records)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	json_auto_t *doc = NULL;
+	json_t *records;
+
+	/* "eth0 10.0.0.1\n" and the two bytes 0x0a 0x00 0x00 0x01 of a binary record. */
+	doc = json_pack("{s:s, s:s, s:[{s:s, s:s, s:s}, {s:s, s:b, s:s}, {s:s, s:s}], s:{s:s}}",
+			"id", "1b4e28ba-2fa1-11d2-883f-0016d3cca427", "dmesg", "up 10.0.0.1",
+			"records", "type", "dmesg", "name", "dmesg-erst-1", "data",
+			"ZXRoMCAxMC4wLjAuMQo=", "type", "dmesg", "compressed", 1, "data",
+			"eJzLSM3JyQcABiwCFQ==", "type", "mce", "data", "CgAAAQ==", "analysis",
+			"message", "at 52:54:00:12:34:56");
+	cr_assert_not_null(doc);
+	cr_assert_eq(redactor_new(&r), 0);
+	cr_assert_eq(redact_export_document(r, doc), 0);
+
+	records = json_object_get(doc, "records");
+	/* "eth0 [IPv4]\n" */
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(records, 0), "data")),
+			 "ZXRoMCBbSVB2NF0K");
+	cr_expect_null(json_object_get(json_array_get(records, 1), "data"));
+	cr_expect_str_eq(
+		json_string_value(json_object_get(json_array_get(records, 1), "data_omitted")),
+		"redacted");
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(records, 2), "data")),
+			 "CgAAAQ==");
+	cr_expect_str_eq(json_string_value(json_object_get(doc, "dmesg")), "up [IPv4]");
+	cr_expect_str_eq(json_string_value(json_object_get(doc, "id")),
+			 "1b4e28ba-2fa1-11d2-883f-0016d3cca427");
+	cr_expect_str_eq(
+		json_string_value(json_object_get(json_object_get(doc, "analysis"), "message")),
+		"at [MAC]");
+}
+
+Test(redact, export_document_bad_base64)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	json_auto_t *doc = json_pack("{s:[{s:s, s:s}]}", "records", "type", "dmesg", "data", "abc");
+
+	cr_assert_eq(redactor_new(&r), 0);
+	cr_expect_eq(redact_export_document(r, doc), -EBADMSG);
+}

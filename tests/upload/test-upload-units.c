@@ -105,32 +105,32 @@ Test(upload_policy, outcomes)
 
 Test(upload_policy, backoff_doubles_and_caps)
 {
-	cr_expect_eq(upload_backoff_sec(1), UPLOAD_BACKOFF_FIRST_SEC);
-	cr_expect_eq(upload_backoff_sec(2), 2 * UPLOAD_BACKOFF_FIRST_SEC);
-	cr_expect_eq(upload_backoff_sec(3), 4 * UPLOAD_BACKOFF_FIRST_SEC);
-	cr_expect_eq(upload_backoff_sec(100), UPLOAD_BACKOFF_MAX_SEC);
-	cr_expect_eq(upload_backoff_sec(UINT32_MAX), UPLOAD_BACKOFF_MAX_SEC);
+	cr_expect_eq(upload_backoff_usec(1), UPLOAD_BACKOFF_FIRST_USEC);
+	cr_expect_eq(upload_backoff_usec(2), 2 * UPLOAD_BACKOFF_FIRST_USEC);
+	cr_expect_eq(upload_backoff_usec(3), 4 * UPLOAD_BACKOFF_FIRST_USEC);
+	cr_expect_eq(upload_backoff_usec(100), UPLOAD_BACKOFF_MAX_USEC);
+	cr_expect_eq(upload_backoff_usec(UINT32_MAX), UPLOAD_BACKOFF_MAX_USEC);
 	for (unsigned i = 1; i < 40; i++)
-		cr_expect_leq(upload_backoff_sec(i), upload_backoff_sec(i + 1));
+		cr_expect_leq(upload_backoff_usec(i), upload_backoff_usec(i + 1));
 }
 
 Test(upload_policy, retry_after_wins_over_backoff)
 {
-	cr_expect_eq(upload_next_attempt(1000, 1, 0), 1000 + UPLOAD_BACKOFF_FIRST_SEC);
-	cr_expect_eq(upload_next_attempt(1000, 0, 0), 1000 + UPLOAD_BACKOFF_FIRST_SEC);
-	cr_expect_eq(upload_next_attempt(1000, 5, 7), 1007);
-	cr_expect_eq(upload_next_attempt(1000, 1, 10 * UPLOAD_QUOTA_WINDOW_SEC),
-		     1000 + UPLOAD_QUOTA_WINDOW_SEC);
+	cr_expect_eq(upload_next_attempt(1000, 1, 0), 1000 + UPLOAD_BACKOFF_FIRST_USEC);
+	cr_expect_eq(upload_next_attempt(1000, 0, 0), 1000 + UPLOAD_BACKOFF_FIRST_USEC);
+	cr_expect_eq(upload_next_attempt(1000, 5, 7 * USEC_PER_SEC), 1000 + 7 * USEC_PER_SEC);
+	cr_expect_eq(upload_next_attempt(1000, 1, 10 * UPLOAD_QUOTA_WINDOW_USEC),
+		     1000 + UPLOAD_QUOTA_WINDOW_USEC);
 }
 
 Test(upload_policy, quota_counts_the_last_day)
 {
-	const uint64_t now = 10 * UPLOAD_QUOTA_WINDOW_SEC;
+	const uint64_t now = 10 * UPLOAD_QUOTA_WINDOW_USEC;
 	UploadQuota q;
 
 	upload_quota_init(&q, 2, 1000);
-	upload_quota_count(&q, now, now - UPLOAD_QUOTA_WINDOW_SEC, 400); /* a day ago: out */
-	upload_quota_count(&q, now, now + 60, 400);			 /* future: ignored */
+	upload_quota_count(&q, now, now - UPLOAD_QUOTA_WINDOW_USEC, 400); /* a day ago: out */
+	upload_quota_count(&q, now, now + 60, 400);			  /* future: ignored */
 	cr_expect_eq(q.crashes, 0);
 	cr_expect(upload_quota_allows(&q, 1000));
 	cr_expect_not(upload_quota_allows(&q, 1001));
@@ -138,12 +138,12 @@ Test(upload_policy, quota_counts_the_last_day)
 	upload_quota_count(&q, now, now - 100, 600);
 	cr_expect(upload_quota_allows(&q, 400));
 	cr_expect_not(upload_quota_allows(&q, 401));
-	cr_expect_eq(upload_quota_frees_at(&q), now - 100 + UPLOAD_QUOTA_WINDOW_SEC);
+	cr_expect_eq(upload_quota_frees_at(&q), now - 100 + UPLOAD_QUOTA_WINDOW_USEC);
 
 	upload_quota_count(&q, now, now - 200, 1);
 	cr_expect_eq(q.crashes, 2);
 	cr_expect_not(upload_quota_allows(&q, 1));
-	cr_expect_eq(upload_quota_frees_at(&q), now - 200 + UPLOAD_QUOTA_WINDOW_SEC);
+	cr_expect_eq(upload_quota_frees_at(&q), now - 200 + UPLOAD_QUOTA_WINDOW_USEC);
 }
 
 Test(upload_policy, quota_unlimited)
@@ -154,7 +154,7 @@ Test(upload_policy, quota_unlimited)
 	for (int i = 0; i < 1000; i++)
 		upload_quota_count(&q, 5000, 4000, UINT64_MAX / 2000);
 	cr_expect(upload_quota_allows(&q, UINT64_MAX));
-	cr_expect_eq(upload_quota_frees_at(&q), 4000 + UPLOAD_QUOTA_WINDOW_SEC);
+	cr_expect_eq(upload_quota_frees_at(&q), 4000 + UPLOAD_QUOTA_WINDOW_USEC);
 }
 
 Test(upload_url, expand)

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The documents the targets send, built from the store:
+ *
+ *	http-json        the export document of the crash (store/export.h)
+ *	                 without its local "upload" bookkeeping, redacted when
+ *	                 the target redacts, as compact JSON with sorted keys and
+ *	                 a final newline: byte for byte what
+ *	                 "pstorectl export --redacted --json=short" prints
+ *	journal-remote   one entry in the journal export format, the fields of
+ *	                 the local journal entry (upload-journal.h)
+ */
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "store/redact.h"
+#include "store/store.h"
+
+typedef struct UploadDocumentContext {
+	Store *store;
+	json_t *crash;		  /* crash.json */
+	const Redactor *redactor; /* NULL: send as stored */
+	const char *hostname;
+	const char *machine_id;
+} UploadDocumentContext;
+
+typedef struct UploadDocument {
+	char *data;
+	size_t len;
+	const char *content_type;
+} UploadDocument;
+
+/* The http-json document as JSON (what "pstorectl export --redacted" prints). */
+int upload_document_json_object(Store *s, const char *id, const Redactor *redactor, json_t **ret);
+int upload_document_json(const UploadDocumentContext *c, UploadDocument *ret);
+int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret);
+void upload_document_done(UploadDocument *d);
+
+/* The JSON serialisation of the http-json document (flags for json_dumps()). */
+#define UPLOAD_DOCUMENT_JSON_FLAGS (JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII)

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pstored upload: one pass of the uploader, run by pstored-upload.service
+ * (after network-online.target, and again from pstored-upload.timer). Sends
+ * what is due, logs one line per crash and a summary, and exits; a crash
+ * that could not be delivered stays queued for the next run.
+ */
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "config/config.h"
+#include "log.h"
+#include "macro.h"
+#include "pstored.h"
+#include "upload.h"
+
+static void log_event(const UploadEvent *e, void *userdata)
+{
+	int level = e->result == UPLOAD_RESULT_SENT ? LOG_INFO : LOG_WARNING;
+
+	log_full(level, "[Target.%s] crash %s (%zu/%zu): %s: %s", e->target, e->id, e->index,
+		 e->total, upload_result_to_string(e->result), e->message);
+}
+
+int verb_upload(int argc, char *argv[])
+{
+	_cleanup_free_ char *error = NULL;
+	PstoredConfig *config = NULL;
+	UploadSummary sum = {};
+	int r;
+
+	r = pstored_config_load(arg_config, NULL, &config, &error);
+	if (r < 0)
+		return log_error_errno(r, "Failed to load the configuration: %s",
+				       error ?: "(no details)");
+
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		pstored_config_free(config);
+		return log_error_errno(ENOMEM, "Failed to initialise libcurl.");
+	}
+
+	UploadOptions o = {
+		.store_dir = arg_store_dir,
+		.config = config,
+		.target = arg_target,
+		.dmi_dir = arg_dmi_dir,
+		.progress = log_event,
+	};
+	r = upload_run(&o, &sum);
+	curl_global_cleanup();
+	pstored_config_free(config);
+	if (r < 0)
+		return r;
+
+	log_info("Upload: %u sent, %u deferred, %u failed, %u not due yet, over %ld "
+		 "connection%s.",
+		 sum.sent, sum.deferred, sum.failed, sum.not_due, sum.connections,
+		 sum.connections == 1 ? "" : "s");
+	/* Something due did not arrive: the unit shows it; the timer tries again. */
+	return sum.deferred > 0 || sum.failed > 0 ? -EAGAIN : 0;
+}

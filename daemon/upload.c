@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One upload pass over the store (see upload.h). For each target: count
+ * what was sent in the last 24 hours (the daily limits) and whether the
+ * collector asked to wait (Retry-After), pick the crashes that are due,
+ * then send them one by one over the target's one reused connection,
+ * rewriting the crash's upload state after each answer. The state is
+ * written only after the collector answered: a pass killed in between
+ * sends that one crash again next time (harmless: PUT replaces, and the
+ * Idempotency-Key lets a POST collector drop the repeat), never loses it.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <systemd/sd-id128.h>
+
+#include "fs-util.h"
+#include "log.h"
+#include "macro.h"
+#include "store/export.h"
+#include "store/redact.h"
+#include "store/store.h"
+#include "time-util.h"
+#include "upload-document.h"
+#include "upload-http.h"
+#include "upload-journal.h"
+#include "upload-policy.h"
+#include "upload-url.h"
+#include "upload.h"
+
+/* A token is a line of text; a bigger file is not a token file. */
+#define TOKEN_FILE_MAX 16384
+/* The connection set-up gets at most this much of Timeout=. */
+#define CONNECT_TIMEOUT_MAX_USEC (10 * USEC_PER_SEC)
+/* The part of the server's answer kept in last_error. */
+#define ANSWER_EXCERPT_MAX 200
+
+typedef struct TargetRun {
+	const PstoredTarget *cfg;
+	UploadHttp *http;
+	Redactor *redactor; /* NULL with Redact=no */
+	char *masked_url;
+	UploadQuota quota;
+	usec_t throttled_until;
+	char **due; /* crash ids, oldest first */
+	size_t n_due;
+} TargetRun;
+
+typedef struct HostFacts {
+	char hostname[256];
+	char machine_id[SD_ID128_STRING_MAX];
+} HostFacts;
+
+const char *upload_result_to_string(UploadResult r)
+{
+	static const char *const table[] = {
+		[UPLOAD_RESULT_SENT] = "sent",
+		[UPLOAD_RESULT_DEFERRED] = "deferred",
+		[UPLOAD_RESULT_FAILED] = "failed",
+	};
+
+	return (size_t)r < ARRAY_SIZE(table) ? table[r] : NULL;
+}
+
+static void target_run_done(TargetRun *t)
+{
+	upload_http_free(t->http);
+	redactor_free(t->redactor);
+	free(t->masked_url);
+	for (size_t i = 0; i < t->n_due; i++)
+		free(t->due[i]);
+	free(t->due);
+}
+
+static int read_token(const PstoredTarget *cfg, char **ret)
+{
+	_cleanup_free_ char *token = NULL;
+	size_t len;
+	int r;
+
+	r = read_full_file_at(AT_FDCWD, cfg->token_file, TOKEN_FILE_MAX, &token, &len);
+	if (r == -EFBIG)
+		return log_error_errno(r,
+				       "[Target.%s] TokenFile=%s is over %u bytes: not a token "
+				       "file (it should hold the bearer token on one line).",
+				       cfg->name, cfg->token_file, TOKEN_FILE_MAX);
+	if (r == -ELOOP)
+		return log_error_errno(r,
+				       "[Target.%s] TokenFile=%s is a symbolic link: refused "
+				       "(point TokenFile= at the file itself).",
+				       cfg->name, cfg->token_file);
+	if (r < 0)
+		return log_error_errno(r,
+				       "[Target.%s] Cannot read TokenFile=%s: %m (it should be "
+				       "a file readable by root only, holding the bearer token).",
+				       cfg->name, cfg->token_file);
+	while (len > 0 && isspace((unsigned char)token[len - 1]))
+		token[--len] = '\0';
+	if (len == 0 || strpbrk(token, "\r\n")) {
+		explicit_bzero(token, len);
+		return log_error_errno(EINVAL,
+				       "[Target.%s] TokenFile=%s must hold the bearer token "
+				       "on one line.",
+				       cfg->name, cfg->token_file);
+	}
+	*ret = TAKE_PTR(token);
+	return 0;
+}
+
+static int add_dmi_serials(Redactor *r, const char *dmi_dir)
+{
+	static const char *const files[] = {"product_serial", "board_serial", "chassis_serial",
+					    "product_uuid"};
+	_cleanup_close_ int dir_fd = -1;
+	int k;
+
+	dir_fd = open(dmi_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0)
+		return 0; /* no DMI (not x86, or no sysfs): nothing to redact */
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *value = NULL;
+		size_t len;
+
+		if (read_full_file_at(dir_fd, files[i], 4096, &value, &len) < 0)
+			continue;
+		while (len > 0 && isspace((unsigned char)value[len - 1]))
+			value[--len] = '\0';
+		k = redactor_add_word(r, value, "[SERIAL]");
+		if (k < 0)
+			return k;
+	}
+	return 0;
+}
+
+int upload_target_redactor(const PstoredTarget *cfg, const char *hostname, const char *dmi_dir,
+			   Redactor **ret)
+{
+	_cleanup_(redactor_freep) Redactor *r = NULL;
+	int k;
+
+	k = redactor_new(&r);
+	if (k >= 0 && hostname)
+		k = redactor_add_word(r, hostname, "[HOSTNAME]");
+	if (k >= 0)
+		k = add_dmi_serials(r, dmi_dir ?: "/sys/class/dmi/id");
+	for (size_t i = 0; k >= 0 && cfg && i < cfg->n_redact_regex; i++) {
+		_cleanup_free_ char *error = NULL;
+
+		k = redactor_add_regex(r, cfg->redact_regex[i], &error);
+		if (k == -EINVAL)
+			return log_error_errno(k,
+					       "[Target.%s] RedactRegex=%s: %s (use a POSIX "
+					       "extended regular expression).",
+					       cfg->name, cfg->redact_regex[i], error ?: "invalid");
+	}
+	if (k < 0)
+		return log_oom();
+	*ret = TAKE_PTR(r);
+	return 0;
+}
+
+static int target_run_init(TargetRun *t, const PstoredTarget *cfg, const HostFacts *host,
+			   const UploadOptions *o)
+{
+	_cleanup_free_ char *token = NULL;
+	int r;
+
+	t->cfg = cfg;
+	r = upload_url_mask(cfg->url, &t->masked_url);
+	if (r < 0)
+		return log_oom();
+
+	if (cfg->token_file) {
+		r = read_token(cfg, &token);
+		if (r < 0)
+			return r;
+	}
+
+	UploadHttpOptions http = {
+		.ca_file = cfg->ca_file,
+		.client_certificate = cfg->client_certificate,
+		.client_key = cfg->client_key,
+		.bearer_token = token,
+		.timeout_usec = cfg->timeout_usec,
+		.connect_timeout_usec = MIN(cfg->timeout_usec, CONNECT_TIMEOUT_MAX_USEC),
+	};
+	r = upload_http_new(&http, &t->http);
+	if (token)
+		explicit_bzero(token, strlen(token));
+	if (r < 0)
+		return log_error_errno(r, "[Target.%s] Cannot set up libcurl: %m", cfg->name);
+
+	if (cfg->redact) {
+		r = upload_target_redactor(cfg, host->hostname, o->dmi_dir, &t->redactor);
+		if (r < 0)
+			return r;
+	}
+
+	upload_quota_init(&t->quota, cfg->max_per_day, cfg->max_bytes_per_day);
+	return 0;
+}
+
+static bool id_is_selected(const UploadOptions *o, const char *id)
+{
+	if (!o->ids)
+		return true;
+	for (char *const *i = o->ids; *i; i++)
+		if (streq(*i, id))
+			return true;
+	return false;
+}
+
+static uint64_t state_uint(json_t *state, const char *key)
+{
+	json_int_t v = json_integer_value(json_object_get(state, key));
+
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+/*
+ * First pass, for one crash: count it against the daily limits, note a
+ * Retry-After, and queue it when it is due.
+ */
+static int consider_crash(TargetRun *t, const UploadOptions *o, json_t *crash, usec_t now,
+			  unsigned *not_due)
+{
+	const char *id = json_string_value(json_object_get(crash, "id"));
+	json_t *state = json_object_get(json_object_get(crash, "upload"), t->cfg->name);
+	const char *s = json_string_value(json_object_get(state, "state")) ?: "pending";
+	char **due;
+
+	if (streq(s, "sent"))
+		upload_quota_count(&t->quota, now, state_uint(state, "sent_at"),
+				   state_uint(state, "bytes"));
+	t->throttled_until = MAX(t->throttled_until, state_uint(state, "throttled_until"));
+
+	if (!id || !id_is_selected(o, id))
+		return 0;
+	if (!o->force && !streq(s, "pending"))
+		return 0;
+	if (!o->force && !o->now && state_uint(state, "next_attempt") > now) {
+		(*not_due)++;
+		return 0;
+	}
+
+	due = reallocarray(t->due, t->n_due + 1, sizeof(*due));
+	if (!due)
+		return -ENOMEM;
+	t->due = due;
+	t->due[t->n_due] = strdup(id);
+	if (!t->due[t->n_due])
+		return -ENOMEM;
+	t->n_due++;
+	return 0;
+}
+
+static void host_facts_get(HostFacts *h)
+{
+	sd_id128_t m;
+
+	if (gethostname(h->hostname, sizeof(h->hostname)) < 0)
+		h->hostname[0] = '\0';
+	h->hostname[sizeof(h->hostname) - 1] = '\0';
+	if (sd_id128_get_machine(&m) >= 0)
+		sd_id128_to_string(m, h->machine_id);
+	else
+		h->machine_id[0] = '\0';
+}
+
+/* The server's answer, on one line, cut short, for last_error. */
+static char *answer_excerpt(const char *body)
+{
+	char *e = strndup(body ?: "", ANSWER_EXCERPT_MAX);
+
+	if (!e)
+		return NULL;
+	for (char *c = e; *c; c++)
+		if (iscntrl((unsigned char)*c))
+			*c = ' ';
+	for (size_t n = strlen(e); n > 0 && e[n - 1] == ' '; n--)
+		e[n - 1] = '\0';
+	return e;
+}
+
+/* Describes the exchange for last_error and the progress line. */
+static char *describe_response(const char *url, const UploadHttpResponse *resp)
+{
+	_cleanup_free_ char *excerpt = NULL, *masked = NULL;
+	char *msg;
+	int k;
+
+	if (upload_url_mask(url, &masked) < 0)
+		return NULL;
+
+	if (resp->status == 0 && resp->tls_error)
+		k = asprintf(&msg,
+			     "%s: %s (the collector's TLS certificate could not be verified: "
+			     "set CAFile= to the CA that signed it)",
+			     masked, resp->error);
+	else if (resp->status == 0)
+		k = asprintf(&msg, "%s: %s", masked, resp->error);
+	else {
+		excerpt = answer_excerpt(resp->body);
+		if (!excerpt)
+			return NULL;
+		k = asprintf(&msg, "%s: HTTP %ld%s%s", masked, resp->status, *excerpt ? ": " : "",
+			     excerpt);
+	}
+	return k < 0 ? NULL : msg;
+}
+
+/* Replaces crash["upload"][target] with state (taking it). */
+static int set_upload_state(json_t *crash, const char *target, json_t *state)
+{
+	json_t *upload = json_object_get(crash, "upload");
+
+	if (!state)
+		return -ENOMEM;
+	if (!json_is_object(upload)) {
+		upload = json_object();
+		if (!upload || json_object_set_new(crash, "upload", upload) < 0) {
+			json_decref(state);
+			return -ENOMEM;
+		}
+	}
+	return json_object_set_new(upload, target, state) < 0 ? -ENOMEM : 0;
+}
+
+typedef struct SendResult {
+	UploadResult result;
+	char *message;
+	uint64_t bytes;
+	bool stop_target; /* no point sending more to this target in this pass */
+} SendResult;
+
+/*
+ * Builds the document, sends it, and works out the new state. Returns <0
+ * only for local failures that end the pass.
+ */
+static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *crash, usec_t now,
+		      bool force, json_t **ret_state, SendResult *res)
+{
+	const char *id = json_string_value(json_object_get(crash, "id"));
+	json_t *old = json_object_get(json_object_get(crash, "upload"), t->cfg->name);
+	unsigned attempts = (unsigned)state_uint(old, "attempts") + 1;
+	_cleanup_(upload_document_done) UploadDocument doc = {};
+	_cleanup_free_ char *url = NULL;
+	UploadHttpResponse resp = {};
+	UploadOutcome outcome;
+	json_t *state;
+	int r;
+
+	UploadDocumentContext ctx = {
+		.store = s,
+		.crash = crash,
+		.redactor = t->redactor,
+		.hostname = host->hostname,
+		.machine_id = host->machine_id,
+	};
+	r = t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE ? upload_document_journal(&ctx, &doc)
+							  : upload_document_json(&ctx, &doc);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0) {
+		/* The crash cannot be read: a store problem, not the collector's. */
+		res->result = UPLOAD_RESULT_DEFERRED;
+		if (asprintf(&res->message, "cannot build the document: %s", strerror(-r)) < 0)
+			return log_oom();
+		*ret_state = NULL;
+		return 0;
+	}
+	res->bytes = doc.len;
+
+	if (doc.len > t->cfg->max_document_size) {
+		res->result = UPLOAD_RESULT_FAILED;
+		if (asprintf(&res->message,
+			     "document is %zu bytes, over MaxDocumentSize=%" PRIu64
+			     " (raise it in [Target.%s] and run 'pstorectl upload --force')",
+			     doc.len, t->cfg->max_document_size, t->cfg->name) < 0)
+			return log_oom();
+		state = json_pack("{s:s, s:I, s:s}", "state", "failed", "attempts",
+				  (json_int_t)attempts, "last_error", res->message);
+		*ret_state = state;
+		return state ? 0 : log_oom();
+	}
+	if (!force && !upload_quota_allows(&t->quota, doc.len)) {
+		char when[FORMAT_TIMESTAMP_MAX];
+
+		res->result = UPLOAD_RESULT_DEFERRED;
+		res->stop_target = t->quota.crashes >= t->quota.max_crashes;
+		if (asprintf(&res->message,
+			     "daily limit reached (MaxPerDay=%" PRIu64 ", MaxBytesPerDay=%" PRIu64
+			     "): %" PRIu64 " crashes, %" PRIu64 " bytes sent in the last 24h; "
+			     "more can go after %s",
+			     t->cfg->max_per_day, t->cfg->max_bytes_per_day, t->quota.crashes,
+			     t->quota.bytes,
+			     format_timestamp(when, upload_quota_frees_at(&t->quota), false)
+				     ?: "a day") < 0)
+			return log_oom();
+		*ret_state = NULL;
+		return 0;
+	}
+
+	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE)
+		url = strdup(t->cfg->url);
+	else {
+		UploadUrlValues v = {.id = id,
+				     .hostname = host->hostname,
+				     .machine_id =
+					     json_string_value(json_object_get(crash, "machine_id"))
+						     ?: host->machine_id};
+		r = upload_url_expand(t->cfg->url, &v, &url);
+		if (r == -EINVAL)
+			return log_error_errno(r,
+					       "[Target.%s] URL=%s: unknown {placeholder} (use "
+					       "{id}, {hostname}, {machine_id}).",
+					       t->cfg->name, t->masked_url);
+	}
+	if (!url)
+		return log_oom();
+
+	UploadHttpRequest req = {
+		.method = t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE ? "POST"
+			  : t->cfg->method == PSTORED_HTTP_POST		? "POST"
+									: "PUT",
+		.url = url,
+		.content_type = doc.content_type,
+		.idempotency_key = id,
+		.body = doc.data,
+		.body_len = doc.len,
+	};
+	r = upload_http_send(t->http, &req, &resp);
+	if (r < 0)
+		return log_oom();
+
+	res->message = describe_response(url, &resp);
+	if (!res->message) {
+		upload_http_response_done(&resp);
+		return log_oom();
+	}
+
+	outcome = resp.status == 0
+			  ? UPLOAD_RETRY
+			  : upload_outcome_from_status(resp.status, streq(req.method, "PUT"));
+	switch (outcome) {
+	case UPLOAD_SENT:
+		res->result = UPLOAD_RESULT_SENT;
+		upload_quota_count(&t->quota, now, now, doc.len);
+		state = json_pack("{s:s, s:I, s:I, s:I, s:i}", "state", "sent", "attempts",
+				  (json_int_t)attempts, "sent_at", (json_int_t)now, "bytes",
+				  (json_int_t)doc.len, "status", (int)resp.status);
+		break;
+	case UPLOAD_FAILED:
+		res->result = UPLOAD_RESULT_FAILED;
+		state = json_pack("{s:s, s:I, s:s, s:i}", "state", "failed", "attempts",
+				  (json_int_t)attempts, "last_error", res->message, "status",
+				  (int)resp.status);
+		break;
+	case UPLOAD_THROTTLED:
+	case UPLOAD_RETRY: {
+		usec_t next = upload_next_attempt(now, attempts, resp.retry_after_usec);
+
+		res->result = UPLOAD_RESULT_DEFERRED;
+		/* A network error or a busy collector: the others would fare no better now. */
+		res->stop_target = resp.status == 0 || outcome == UPLOAD_THROTTLED;
+		state = json_pack("{s:s, s:I, s:I, s:s}", "state", "pending", "attempts",
+				  (json_int_t)attempts, "next_attempt", (json_int_t)next,
+				  "last_error", res->message);
+		if (state && outcome == UPLOAD_THROTTLED) {
+			t->throttled_until = next;
+			if (json_object_set_new(state, "throttled_until", json_integer(next)) < 0)
+				json_decref(TAKE_PTR(state));
+		}
+		break;
+	}
+	default:
+		abort();
+	}
+	upload_http_response_done(&resp);
+	*ret_state = state;
+	return state ? 0 : log_oom();
+}
+
+static void report(const UploadOptions *o, const TargetRun *t, size_t index, const char *id,
+		   const SendResult *res)
+{
+	UploadEvent e = {
+		.target = t->cfg->name,
+		.id = id,
+		.result = res->result,
+		.message = res->message,
+		.index = index + 1,
+		.total = t->n_due,
+		.bytes = res->bytes,
+	};
+
+	if (o->progress)
+		o->progress(&e, o->userdata);
+}
+
+static void count_result(UploadSummary *sum, UploadResult r)
+{
+	if (r == UPLOAD_RESULT_SENT)
+		sum->sent++;
+	else if (r == UPLOAD_RESULT_FAILED)
+		sum->failed++;
+	else
+		sum->deferred++;
+}
+
+static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
+			 UploadSummary *sum)
+{
+	usec_t now = now_usec();
+	bool stopped = false;
+	char when[FORMAT_TIMESTAMP_MAX];
+	int r;
+
+	if (t->n_due > 0 && !o->force && t->throttled_until > now) {
+		log_info(
+			"[Target.%s] %s asked to wait (Retry-After): %zu crashes stay queued until "
+			"%s.",
+			t->cfg->name, t->masked_url, t->n_due,
+			format_timestamp(when, t->throttled_until, false) ?: "later");
+		sum->not_due += t->n_due;
+		return 0;
+	}
+
+	for (size_t i = 0; i < t->n_due; i++) {
+		json_auto_t *crash = NULL;
+		json_t *state = NULL;
+		SendResult res = {};
+
+		if (stopped) {
+			sum->not_due++;
+			continue;
+		}
+		r = store_load_crash(s, t->due[i], &crash);
+		if (r == -ENOENT)
+			continue; /* removed since the first pass */
+		if (r < 0)
+			return log_error_errno(r, "Failed to load crash %s from %s: %m", t->due[i],
+					       store_path(s));
+
+		now = now_usec();
+		r = send_crash(t, s, host, crash, now, o->force, &state, &res);
+		if (r < 0)
+			return r;
+
+		if (state) {
+			r = set_upload_state(crash, t->cfg->name, state);
+			if (r >= 0)
+				r = store_update_crash(s, t->due[i], crash);
+			if (r < 0) {
+				free(res.message);
+				return log_error_errno(r,
+						       "Failed to record the upload state of crash "
+						       "%s in %s: %m",
+						       t->due[i], store_path(s));
+			}
+		}
+
+		count_result(sum, res.result);
+		report(o, t, i, t->due[i], &res);
+		free(res.message);
+		stopped = res.stop_target;
+	}
+	return 0;
+}
+
+int upload_run(const UploadOptions *o, UploadSummary *ret)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	json_auto_t *list = NULL;
+	TargetRun *runs = NULL;
+	size_t n_runs = 0, i;
+	UploadSummary sum = {};
+	HostFacts host;
+	usec_t now;
+	json_t *summary;
+	int r;
+
+	if (o->target && !pstored_config_find_target(o->config, o->target))
+		return log_error_errno(ENOENT,
+				       "No [Target.%s] section in the configuration: see "
+				       "pstored.conf(5).",
+				       o->target);
+	if (o->config->n_targets == 0) {
+		log_info("No upload target configured ([Target.NAME] in pstored.conf): nothing to "
+			 "do.");
+		*ret = sum;
+		return 0;
+	}
+
+	r = store_open(o->store_dir, 0, &s);
+	if (r == -ENOENT) {
+		log_info("No crash store at %s: nothing to upload.", o->store_dir);
+		*ret = sum;
+		return 0;
+	}
+	if (r < 0)
+		return log_error_errno(r, "Failed to open the crash store %s: %m", o->store_dir);
+
+	host_facts_get(&host);
+
+	runs = calloc(o->config->n_targets, sizeof(*runs));
+	if (!runs)
+		return log_oom();
+	for (i = 0; i < o->config->n_targets; i++) {
+		const PstoredTarget *cfg = &o->config->targets[i];
+
+		if (o->target && !streq(o->target, cfg->name))
+			continue;
+		r = target_run_init(&runs[n_runs++], cfg, &host, o);
+		if (r < 0)
+			goto finish;
+	}
+
+	r = store_list(s, &list);
+	if (r < 0) {
+		log_error_errno(r, "Failed to list the crashes in %s: %m", o->store_dir);
+		goto finish;
+	}
+
+	now = now_usec();
+	json_array_foreach(list, i, summary) {
+		const char *id = json_string_value(json_object_get(summary, "id"));
+		json_auto_t *crash = NULL;
+
+		if (!id)
+			continue;
+		r = store_load_crash(s, id, &crash);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0) {
+			log_warning_errno(r, "Skipping crash %s: cannot load it from %s: %m", id,
+					  o->store_dir);
+			continue;
+		}
+		for (size_t k = 0; k < n_runs; k++) {
+			r = consider_crash(&runs[k], o, crash, now, &sum.not_due);
+			if (r < 0) {
+				log_oom();
+				goto finish;
+			}
+		}
+	}
+
+	for (size_t k = 0; k < n_runs; k++) {
+		r = upload_target(&runs[k], s, &host, o, &sum);
+		sum.connections += upload_http_connections(runs[k].http);
+		if (r < 0)
+			goto finish;
+	}
+	r = 0;
+	*ret = sum;
+finish:
+	for (size_t k = 0; k < n_runs; k++)
+		target_run_done(&runs[k]);
+	free(runs);
+	return r;
+}

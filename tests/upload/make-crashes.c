@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * make-crashes STORE N [FIRST]: puts N kernel crashes into the store through
+ * the store API, as "pstored archive" would after a panic each: a dmesg
+ * record, the reassembled dmesg.txt and crash.json (pstored-store(5)). The
+ * logs carry what redaction must remove: an IPv4 and an IPv6 address, a MAC
+ * address, the hostname (from $MAKE_CRASHES_HOSTNAME) and a serial number
+ * ($MAKE_CRASHES_SERIAL). Prints the ids, one a line. For the upload tests
+ * and the bench, which need many crashes quickly.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "macro.h"
+#include "sha256-util.h"
+#include "store/store.h"
+#include "time-util.h"
+
+static int make_crash(Store *s, unsigned n, const char *hostname, const char *serial)
+{
+	_cleanup_(store_txn_freep) StoreTxn *t = NULL;
+	_cleanup_free_ char *log = NULL, *record = NULL, *name = NULL, *file = NULL;
+	char digest[SHA256_HEX_SIZE], id[STORE_CRASH_ID_LEN + 1];
+	const char *digests[] = {digest};
+	json_auto_t *crash = NULL;
+	usec_t now = now_usec();
+	uint64_t record_id = ((uint64_t)(now / USEC_PER_SEC) << 32) + n;
+	int r;
+
+	if (asprintf(&log,
+		     "<6>[    1.000000] Linux version 6.1.0-17-amd64 "
+		     "(debian-kernel@lists.debian.org)\n"
+		     "<6>[    2.000000] DMI: ACME Server X1/Board, BIOS 1.2 serial %s\n"
+		     "<6>[    3.000000] e1000e 0000:00:19.0 eth0: (PCI Express:2.5GT/s) "
+		     "52:54:00:12:34:%02x\n"
+		     "<6>[    4.000000] eth0: 10.0.%u.%u up, fe80::5054:ff:fe12:%x\n"
+		     "<6>[    5.000000] systemd[1]: Set hostname to <%s>.\n"
+		     "<6>[  100.%06u] sysrq: Trigger a crash\n"
+		     "<0>[  100.%06u] Kernel panic - not syncing: sysrq triggered crash %u\n"
+		     "<4>[  100.%06u] CPU: 0 PID: 1 Comm: bash Not tainted 6.1.0-17-amd64 #1\n"
+		     "<4>[  100.%06u] Call Trace:\n"
+		     "<4>[  100.%06u]  <TASK>\n"
+		     "<4>[  100.%06u]  panic+0x1a/0x20\n"
+		     "<4>[  100.%06u]  sysrq_handle_crash+0x16/0x20\n"
+		     "<4>[  100.%06u]  </TASK>\n",
+		     serial, n % 256, n / 256 % 256, n % 256, n, hostname, n, n, n, n, n, n, n, n,
+		     n) < 0)
+		return log_oom();
+	if (asprintf(&record, "Panic#1 Part1\n%s", log) < 0 ||
+	    asprintf(&name, "dmesg-erst-%" PRIu64, record_id) < 0 ||
+	    asprintf(&file, "records/%s", name) < 0)
+		return log_oom();
+
+	r = sha256_hex(record, strlen(record), digest);
+	if (r < 0)
+		return log_error_errno(r, "Failed to hash a record: %m");
+	r = store_crash_id_from_digests(digests, 1, id);
+	if (r < 0)
+		return log_error_errno(r, "Failed to make a crash id: %m");
+
+	r = store_txn_begin(s, id, &t);
+	if (r == -EEXIST)
+		return 0;
+	if (r < 0)
+		return log_error_errno(r, "Failed to add crash %s: %m", id);
+	r = store_txn_write_file(t, file, record, strlen(record));
+	if (r >= 0)
+		r = store_txn_write_file(t, "dmesg.txt", log, strlen(log));
+	if (r < 0)
+		return log_error_errno(r, "Failed to write crash %s: %m", id);
+
+	crash = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:s, s:s, s:b, s:[], "
+			  "s:[{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:I, s:b}], "
+			  "s:{s:s, s:s, s:s, s:s, s:s, s:s}}",
+			  "schema_version", 1, "id", id, "kind", "kernel-crash", "reason", "panic",
+			  "pstore_reason", "Panic", "dump_count", 1, "backend", "erst", "time",
+			  (json_int_t)now, "archived_at", (json_int_t)now, "boot_id",
+			  "0123456789abcdef0123456789abcdef", "machine_id",
+			  "fedcba9876543210fedcba9876543210", "complete", 1, "parts_missing",
+			  "records", "name", name, "type", "dmesg", "backend", "erst", "record_id",
+			  name + strlen("dmesg-erst-"), "part", 1, "size",
+			  (json_int_t)strlen(record), "sha256", digest, "time", (json_int_t)now,
+			  "compressed", 0, "analysis", "reason", "panic", "message",
+			  "Kernel panic - not syncing: sysrq triggered crash", "function",
+			  "sysrq_handle_crash", "kernel_version", "6.1.0-17-amd64", "comm", "bash",
+			  "signature", "kernel-sysrq_handle_crash-0123abcd");
+	if (!crash)
+		return log_oom();
+	r = store_txn_commit(t, crash);
+	if (r < 0)
+		return log_error_errno(r, "Failed to commit crash %s: %m", id);
+	puts(id);
+	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	const char *hostname = getenv("MAKE_CRASHES_HOSTNAME") ?: "testhost";
+	const char *serial = getenv("MAKE_CRASHES_SERIAL") ?: "PF2ABC9Z";
+	unsigned long n, first = 0;
+	int r;
+
+	if (argc < 3 || argc > 4)
+		return log_error_errno(EINVAL, "Usage: %s STORE N [FIRST]", argv[0]), EXIT_FAILURE;
+	n = strtoul(argv[2], NULL, 10);
+	if (argc == 4)
+		first = strtoul(argv[3], NULL, 10);
+
+	r = store_open(argv[1], STORE_CREATE, &s);
+	if (r < 0)
+		return log_error_errno(r, "Failed to open %s: %m", argv[1]), EXIT_FAILURE;
+	for (unsigned long i = first; i < first + n; i++) {
+		r = make_crash(s, (unsigned)i, hostname, serial);
+		if (r < 0)
+			return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}

@@ -1,0 +1,111 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# How the uploader takes a collector's answers (real nginx on loopback):
+# 5xx, timeouts and dropped connections retry with a persisted backoff;
+# 429/503 Retry-After holds the whole target back; other 4xx fail the crash
+# with the server's answer (shown by pstorectl show); 409 on PUT counts as
+# delivered; daily limits and the maximum document size hold.
+
+. "$top_srcdir/tests/upload/lib.sh"
+skip_unless_root
+start_nginx
+base="http://127.0.0.1:$NGINX_PORT"
+
+target() { # target NAME LOCATION [KEY=VALUE...]
+	name=$1 location=$2
+	shift 2
+	write_config "$T/pstored.conf" "[Target.$name]" "Type=http-json" \
+		"URL=$base/$location/{id}" "$@"
+}
+
+now() { python3 -c 'import time; print(int(time.time() * 1e6))'; }
+
+# 500: pending, backoff persisted, not retried by the timer before it is due.
+id=$(make_crashes 1 0)
+target c fail500
+before=$(now)
+! pstored_upload >"$T/out" 2>&1 || fail "a 500 counted as success"
+[ "$(upload_state "$id" c)" = pending ] || fail "500: not pending"
+[ "$(upload_field "$id" c attempts)" = 1 ] || fail "500: attempts not 1"
+next=$(upload_field "$id" c next_attempt)
+[ "$next" -ge $((before + 5 * 60 * 1000000)) ] || fail "500: no backoff ($next)"
+upload_field "$id" c last_error | grep -q "HTTP 500: collector broken" ||
+	fail "500: last_error lacks the answer"
+pstored_upload >"$T/out" 2>&1 || :
+[ "$(count_requests "^PUT /fail500/$id ")" = 1 ] || fail "500: retried before the backoff"
+# pstorectl upload sends now, and the backoff doubles.
+! pstorectl_upload "$id" >"$T/out" 2>&1 || fail "pstorectl upload: 500 counted as success"
+grep -q "^deferred c .*HTTP 500" "$T/out" || { cat "$T/out"; fail "no progress line"; }
+[ "$(upload_field "$id" c attempts)" = 2 ] || fail "500: attempts not 2"
+[ "$(upload_field "$id" c next_attempt)" -ge $((before + 10 * 60 * 1000000)) ] ||
+	fail "500: backoff did not double"
+
+# 429 + Retry-After: 3600: nothing more goes to the target before then, not even by hand.
+ids=$(make_crashes 2 1)
+target t throttle
+before=$(now)
+pstored_upload >"$T/out" 2>&1 || :
+[ "$(count_requests '^PUT /throttle/')" = 1 ] || fail "429: the batch went on after it"
+first=$(grep '^PUT /throttle/' "$T/nginx/access.log" | awk '{print $2}' | sed 's|/throttle/||')
+[ "$(upload_field "$first" t throttled_until)" -ge $((before + 3600 * 1000000)) ] ||
+	fail "429: Retry-After not honoured"
+pstorectl_upload >"$T/out" 2>&1 || :
+pstored_upload >"$T/out" 2>&1 || :
+[ "$(count_requests '^PUT /throttle/')" = 1 ] || fail "429: sent again before Retry-After"
+# 503 likewise.
+target b busy
+pstored_upload >"$T/out" 2>&1 || :
+[ "$(count_requests '^PUT /busy/')" = 1 ] || fail "503: the batch went on after it"
+
+# 403: failed for good, with the server's answer, shown by pstorectl show.
+target r reject
+! pstored_upload >"$T/out" 2>&1 || fail "403 counted as success"
+[ "$(upload_state "$id" r)" = failed ] || fail "403: not failed"
+"$PSTORECTL" --store-dir="$STORE" show "$id" >"$T/show" 2>&1
+grep -q "token lacks the crash:write scope" "$T/show" || { cat "$T/show"; fail "show: no answer"; }
+n=$(count_requests '^PUT /reject/')
+pstorectl_upload >"$T/out" 2>&1 || :
+[ "$(count_requests '^PUT /reject/')" = "$n" ] || fail "403: a failed crash was retried"
+
+# 409 on PUT: the collector has it already.
+target x conflict
+pstored_upload >"$T/out" 2>&1 || fail "409 on PUT not taken as delivered"
+[ "$(upload_state "$id" x)" = sent ] || fail "409: not sent"
+# ... but on POST it is a refusal.
+target y conflict Method=POST
+! pstored_upload >"$T/out" 2>&1 || fail "409 on POST taken as delivered"
+[ "$(upload_state "$id" y)" = failed ] || fail "409 on POST: not failed"
+
+# A dropped connection and a server slower than Timeout=: retried later.
+target d reset
+! pstored_upload >"$T/out" 2>&1 || fail "a dropped connection counted as success"
+[ "$(upload_state "$id" d)" = pending ] || fail "reset: not pending"
+upload_field "$id" d last_error | grep -qE "Empty reply from server|Connection reset by peer" ||
+	fail "reset: no error: $(upload_field "$id" d last_error)"
+target s slow Timeout=1s
+! pstored_upload >"$T/out" 2>&1 || fail "a timeout counted as success"
+[ "$(upload_state "$id" s)" = pending ] || fail "slow: not pending"
+upload_field "$id" s last_error | grep -qi "timed out" || fail "slow: no timeout error"
+
+# Limits: MaxDocumentSize fails the crash; MaxPerDay holds the rest back.
+target m crashes MaxDocumentSize=100
+! pstored_upload >"$T/out" 2>&1 || fail "an oversized document counted as success"
+[ "$(upload_state "$id" m)" = failed ] || fail "MaxDocumentSize: not failed"
+upload_field "$id" m last_error | grep -q "over MaxDocumentSize=100" || fail "size: no reason"
+target l crashes MaxPerDay=2
+! pstored_upload >"$T/out" 2>&1 || fail "a held-back crash counted as success"
+[ "$(find "$T/www/crashes" -type f | wc -l)" = 2 ] || fail "MaxPerDay=2 not honoured"
+grep -q "daily limit reached" "$T/out" || fail "no daily limit message"
+pstorectl_upload >"$T/out" 2>&1 || :
+[ "$(find "$T/www/crashes" -type f | wc -l)" = 2 ] || fail "pstorectl upload broke MaxPerDay"
+pstorectl_upload --force >"$T/out" 2>&1 || fail "--force did not lift the limit"
+[ "$(find "$T/www/crashes" -type f | wc -l)" = 3 ] || fail "--force: not all sent"
+
+# Credentials in a URL never appear in messages or in crash.json.
+write_config "$T/pstored.conf" "[Target.u]" "Type=http-json" \
+	"URL=http://alice:pa55word@127.0.0.1:$NGINX_PORT/fail500/{id}"
+pstored_upload >"$T/out" 2>&1 || :
+grep -q "alice:\*\*\*@127.0.0.1" "$T/out" || fail "URL not shown masked"
+! grep -r "pa55word" "$T/out" "$STORE" || fail "a URL password leaked"
+exit 0

@@ -1,0 +1,88 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Faults, with a real nginx on loopback: the collector down then up; the
+# uploader killed between the collector's answer and the state write; a
+# collector that goes away and comes back every second while 100 crashes
+# wait. Every crash arrives, each exactly once.
+
+. "$top_srcdir/tests/upload/lib.sh"
+skip_unless_root
+command -v strace >/dev/null || fail "strace is needed (tools/install-deps installs it)"
+
+NGINX_PORT=$(free_port)
+write_config "$T/pstored.conf" "[Target.docs]" "Type=http-json" \
+	"URL=http://127.0.0.1:$NGINX_PORT/crashes/{id}.json" "MaxPerDay=1000"
+
+# arrived_once IDS: each crash stored, and PUT with success exactly once.
+arrived_once() {
+	for id in "$@"; do
+		[ -f "$T/www/crashes/$id.json" ] || fail "crash $id never arrived"
+		[ "$(count_requests "^PUT /crashes/$id.json 20[14] ")" = 1 ] ||
+			fail "crash $id arrived $(count_requests "^PUT /crashes/$id.json 20[14] ") times"
+		[ "$(upload_state "$id" docs)" = sent ] || fail "crash $id not marked sent"
+	done
+}
+
+# 1. Collector down: everything stays queued; up again: everything arrives once.
+ids=$(make_crashes 5)
+! pstored_upload >"$T/out" 2>&1 || fail "upload to a dead collector counted as success"
+grep -q "Couldn't connect to server\|Connection refused" "$T/out" || fail "no connect error"
+for id in $ids; do
+	[ "$(upload_state "$id" docs)" != sent ] || fail "crash $id sent to nobody"
+done
+start_nginx
+pstorectl_upload >"$T/out" 2>&1 || { cat "$T/out"; fail "upload after the collector came back"; }
+arrived_once $ids
+
+# 2. Killed after the answer, before the state is written (the rename of the
+#    new crash.json): at most that crash is sent again, none is lost.
+ids=$(make_crashes 5 5)
+set -- $ids
+victim=$3
+strace -o /dev/null -e trace=rename,renameat,renameat2 \
+	-e inject=rename,renameat,renameat2:signal=SIGKILL:when=3 \
+	unshare -u sh -c 'hostname "$0"; exec "$@"' "$UPLOAD_HOSTNAME" \
+	"$PSTORED" --config="$T/pstored.conf" --store-dir="$STORE" upload >"$T/out" 2>&1 &&
+	fail "the uploader was not killed"
+[ "$(count_requests "^PUT /crashes/$victim.json 201 ")" = 1 ] || fail "the victim never arrived"
+[ "$(upload_state "$victim" docs)" = none ] || fail "the victim's state was written"
+pstored_upload >"$T/out" 2>&1 || { cat "$T/out"; fail "the rerun failed"; }
+for id in $ids; do
+	[ -f "$T/www/crashes/$id.json" ] || fail "crash $id lost"
+	n=$(count_requests "^PUT /crashes/$id.json 20[14] ")
+	if [ "$id" = "$victim" ]; then
+		[ "$n" = 2 ] || fail "the victim was sent $n times"
+	else
+		[ "$n" = 1 ] || fail "crash $id was sent $n times"
+	fi
+	[ "$(upload_state "$id" docs)" = sent ] || fail "crash $id not marked sent"
+done
+
+# 3. 100 crashes while the collector flaps every second: "pstorectl upload"
+#    (no backoff wait) until everything is sent; each arrives exactly once.
+ids=$(make_crashes 100 10)
+stop_nginx
+(
+	while [ ! -e "$T/stop-flapping" ]; do
+		nginx -p "$T/nginx" -c "$T/nginx/nginx.conf" -e "$T/nginx/error.log" &
+		pid=$!
+		sleep 1
+		kill -QUIT "$pid"
+		wait "$pid" || :
+		sleep 1
+	done
+) &
+flapper=$!
+server_pids="$flapper $server_pids"
+runs=0
+while :; do
+	runs=$((runs + 1))
+	[ "$runs" -le 1000 ] || fail "100 crashes not delivered in 1000 runs"
+	! pstorectl_upload >"$T/out" 2>&1 || break
+done
+touch "$T/stop-flapping"
+wait "$flapper"
+echo "flapping collector: delivered after $runs runs"
+arrived_once $ids
+exit 0
