@@ -77,6 +77,14 @@ for id in "${ids[@]}"; do
 	for name in $(jq -r '.records[].name' "$crash"); do
 		check "show $short lists record $name" grep -q "$name" "$tmp/show"
 	done
+	fn=$(jq -r '.analysis.function // empty' "$crash")
+	if [ -n "$fn" ]; then
+		check "show $short: the archiver's analysis (function)" grep -q "Function: $fn$" "$tmp/show"
+		check "show $short: the call trace" \
+			grep -q "Call trace: $(jq -r '.analysis.call_trace[0]' "$crash")$" "$tmp/show"
+		check "list: $short with the analysed message" \
+			grep -q "^.*$short .*$(jq -r '.analysis.message' "$crash" | cut -c1-30)" "$tmp/list"
+	fi
 	check "show --json $short is crash.json plus path" \
 		jqe --slurpfile c "$crash" --arg p "$store/$id" '(del(.path) == $c[0]) and .path == $p' \
 		<(ctl --json show "$short")
