@@ -348,7 +348,7 @@ static const char *mce_severity(const char *buf, size_t len)
 static int decode_hardware_error(const PstoreRecord *r, const char *buf, size_t len, LogSink *sink,
 				 json_t *crash)
 {
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *text = NULL, *summary = NULL;
 	size_t text_len = 0;
 	json_t *doc = NULL;
 	const char *severity;
@@ -365,6 +365,12 @@ static int decode_hardware_error(const PstoreRecord *r, const char *buf, size_t 
 		       : json_string_value(json_object_get(
 				 json_array_get(json_object_get(doc, "records"), 0), "severity"));
 	if (json_object_set_new(crash, "severity", json_string(severity ?: "unknown")) < 0)
+		return log_oom();
+	/* The one line that list, show and the journal print for it. */
+	k = cper_summary(doc, &summary);
+	if (k == -ENOMEM ||
+	    (k >= 0 &&
+	     json_object_set_new(crash, "analysis", json_pack("{s:s}", "message", summary)) < 0))
 		return log_oom();
 
 	f = open_memstream(&text, &text_len);
