@@ -8,7 +8,6 @@
  * Also the configuration side of "pstorectl export --redacted".
  */
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,10 +160,6 @@ int verb_upload(int argc, char *argv[])
 		}
 	}
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		r = log_error_errno(ENOMEM, "Failed to initialise libcurl.");
-		goto finish;
-	}
 	UploadOptions o = {
 		.store_dir = arg_store_dir,
 		.config = config,
@@ -177,7 +172,6 @@ int verb_upload(int argc, char *argv[])
 		.userdata = &progress,
 	};
 	r = upload_run(&o, &sum);
-	curl_global_cleanup();
 	if (progress.bar && sum.sent + sum.deferred + sum.failed > 0)
 		putchar('\n');
 	if (r < 0)

@@ -86,11 +86,12 @@ static char *crash_message(json_t *crash)
 	int r;
 
 	if (streq(kind, "hardware-error"))
-		r = asprintf(&m,
-			     "Hardware error (%s, %s) of a previous boot saved from %s pstore; "
-			     "see 'pstorectl show %.8s'",
-			     reason, json_str(crash, "severity") ?: "unknown severity", backend,
-			     id);
+		r = asprintf(
+			&m,
+			"Hardware error (%s, %s) of a previous boot%s%s, saved from %s pstore; "
+			"see 'pstorectl show %.8s'",
+			reason, json_str(crash, "severity") ?: "unknown severity", what ? ": " : "",
+			what ?: "", backend, id);
 	else if (streq(kind, "previous-boot-log"))
 		r = asprintf(&m,
 			     "Log of a previous boot (%s) saved from %s pstore; see "

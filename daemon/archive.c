@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
@@ -347,7 +348,7 @@ static const char *mce_severity(const char *buf, size_t len)
 static int decode_hardware_error(const PstoreRecord *r, const char *buf, size_t len, LogSink *sink,
 				 json_t *crash)
 {
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *text = NULL, *summary = NULL;
 	size_t text_len = 0;
 	json_t *doc = NULL;
 	const char *severity;
@@ -364,6 +365,12 @@ static int decode_hardware_error(const PstoreRecord *r, const char *buf, size_t 
 		       : json_string_value(json_object_get(
 				 json_array_get(json_object_get(doc, "records"), 0), "severity"));
 	if (json_object_set_new(crash, "severity", json_string(severity ?: "unknown")) < 0)
+		return log_oom();
+	/* The one line that list, show and the journal print for it. */
+	k = cper_summary(doc, &summary);
+	if (k == -ENOMEM ||
+	    (k >= 0 &&
+	     json_object_set_new(crash, "analysis", json_pack("{s:s}", "message", summary)) < 0))
 		return log_oom();
 
 	f = open_memstream(&text, &text_len);
@@ -557,6 +564,28 @@ static int erase_crash(Archive *a, const PstoreCrash *c)
 	return 0;
 }
 
+/*
+ * Test hook: with PSTORED_TEST_STEP_DELAY=SPAN in the environment (a time
+ * span, e.g. "5s"), pstored logs each step of archiving a crash and then
+ * waits that long before doing it, so that a test can cut the power at a
+ * known step (tests/system/run-boot-tests). Unset, empty or malformed: no
+ * delay. Documented in pstored(8), ENVIRONMENT.
+ */
+static void test_step_delay(const char *step, const char *id)
+{
+	const char *e = getenv("PSTORED_TEST_STEP_DELAY");
+	struct timespec ts;
+	usec_t delay;
+
+	if (!e || !*e || parse_timespan(e, USEC_PER_SEC, &delay) < 0 || delay == 0)
+		return;
+	log_info("Test delay (PSTORED_TEST_STEP_DELAY=%s) before %s of crash %s.", e, step, id);
+	ts = (struct timespec){.tv_sec = delay / USEC_PER_SEC,
+			       .tv_nsec = (long)(delay % USEC_PER_SEC) * 1000};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
 static int archive_crash(Archive *a, const PstoreCrash *c)
 {
 	_cleanup_(store_txn_freep) StoreTxn *txn = NULL;
@@ -607,6 +636,7 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 	}
 
 	if (a->store && !stored) {
+		test_step_delay("storing", id);
 		r = store_txn_begin(a->store, id, &txn);
 		if (r < 0)
 			return log_error_errno(r,
@@ -632,6 +662,7 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 		a->archived++;
 
 	if (a->journal && !logged) {
+		test_step_delay("the journal entry", id);
 		r = journal_send_crash(crash, log.data, log.len);
 		mapped_done(&log);
 		if (r < 0)
@@ -642,7 +673,10 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 	} else
 		mapped_done(&log);
 
-	return a->unlink ? erase_crash(a, c) : 0;
+	if (!a->unlink)
+		return 0;
+	test_step_delay("erasing", id);
+	return erase_crash(a, c);
 }
 
 /* The probe of pstore_scan(): records that are neither dmesg, logs nor mce may be raw CPER. */

@@ -6,7 +6,6 @@
  * that could not be delivered stays queued for the next run.
  */
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -36,11 +35,6 @@ int verb_upload(int argc, char *argv[])
 		return log_error_errno(r, "Failed to load the configuration: %s",
 				       error ?: "(no details)");
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		pstored_config_free(config);
-		return log_error_errno(ENOMEM, "Failed to initialise libcurl.");
-	}
-
 	UploadOptions o = {
 		.store_dir = arg_store_dir,
 		.config = config,
@@ -49,7 +43,6 @@ int verb_upload(int argc, char *argv[])
 		.progress = log_event,
 	};
 	r = upload_run(&o, &sum);
-	curl_global_cleanup();
 	pstored_config_free(config);
 	if (r < 0)
 		return r;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
 #include <systemd/sd-id128.h>
 
 #include "fs-util.h"
@@ -576,7 +577,7 @@ static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const Up
 	return 0;
 }
 
-int upload_run(const UploadOptions *o, UploadSummary *ret)
+static int upload_pass(const UploadOptions *o, UploadSummary *ret)
 {
 	_cleanup_(store_freep) Store *s = NULL;
 	json_auto_t *list = NULL;
@@ -666,5 +667,17 @@ finish:
 	for (size_t k = 0; k < n_runs; k++)
 		target_run_done(&runs[k]);
 	free(runs);
+	return r;
+}
+
+int upload_run(const UploadOptions *o, UploadSummary *ret)
+{
+	int r;
+
+	/* libcurl counts its global initialisations, so this nests in a program that has its own. */
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return log_error_errno(ENOMEM, "Failed to initialise libcurl.");
+	r = upload_pass(o, ret);
+	curl_global_cleanup();
 	return r;
 }

@@ -61,6 +61,7 @@ typedef struct UploadSummary {
  * Runs one upload pass. Returns 0 when every due crash was tried (whatever
  * the collectors answered: see the summary), a negative errno when the pass
  * could not run (store, configuration, token file); that error is logged.
+ * Initialises libcurl for the pass (curl_global_init() nests).
  */
 int upload_run(const UploadOptions *o, UploadSummary *ret);
 

@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cper-internal.h"
@@ -294,4 +295,99 @@ int cper_decode_text(const void *buf, size_t len, const char *prefix, FILE *f)
 		if (r < 0)
 			return r;
 	}
+}
+
+static bool names_contain(const json_t *o, const char *key, const char *name)
+{
+	const json_t *names = json_object_get(o, key), *v;
+	size_t i;
+
+	json_array_foreach(names, i, v)
+		if (streq(json_string_value(v) ?: "", name))
+			return true;
+	return false;
+}
+
+static void summarize_mce(const json_t *mce, FILE *f)
+{
+	const json_t *mca = json_object_get(mce, "mca_error");
+	const char *detail = str(mca, "request", NULL) ?: str(mca, "transaction_type", NULL);
+
+	fprintf(f,
+		"%s machine check on CPU %" JSON_INTEGER_FORMAT ", bank %" JSON_INTEGER_FORMAT
+		": %s",
+		names_contain(mce, "status_names", "UC") ? "Uncorrected" : "Corrected",
+		json_integer_value(json_object_get(mce, "extcpu")),
+		json_integer_value(json_object_get(mce, "bank")),
+		str(mca, "class", "unknown error"));
+	if (detail)
+		fprintf(f, ", %s", detail);
+	if (names_contain(mce, "status_names", "PCC"))
+		fputs(", processor context corrupt", f);
+	if (json_object_get(mce, "addr"))
+		fprintf(f, ", address %s", str(mce, "addr", "?"));
+}
+
+static void summarize_cper(const json_t *record, FILE *f)
+{
+	const json_t *sections = json_object_get(record, "sections"), *sec = NULL, *s;
+	const char *sev = str(record, "severity", "");
+	const json_t *body, *status;
+	size_t i, n = json_array_size(sections);
+
+	json_array_foreach(sections, i, s)
+		if (names_contain(s, "flags_names", "primary")) {
+			sec = s;
+			break;
+		}
+	if (!sec)
+		sec = json_array_get(sections, 0);
+	body = json_object_get(sec, "body");
+	status = json_object_get(body, "error_status");
+
+	if (sev[0] == '\0')
+		sev = "unknown";
+	/* "Corrected memory error": the severity starts the sentence. */
+	fprintf(f, "%c%s %s", sev[0] >= 'a' && sev[0] <= 'z' ? sev[0] - 'a' + 'A' : sev[0], sev + 1,
+		str(sec, "section_type_name",
+		    n > 0 ? "error of an unknown section type" : "error"));
+	if (json_object_get(body, "error_type_name"))
+		fprintf(f, ": %s", str(body, "error_type_name", "?"));
+	else if (json_object_get(status, "type_name"))
+		fprintf(f, ": %s", str(status, "type_name", "?"));
+	if (json_object_get(body, "physical_address"))
+		fprintf(f, ", address %s", str(body, "physical_address", "?"));
+	if (json_object_get(record, "notification_type_name"))
+		fprintf(f, " (%s)", str(record, "notification_type_name", "?"));
+	if (n > 1)
+		fprintf(f, ", %zu sections", n);
+}
+
+int cper_summary(const json_t *doc, char **ret)
+{
+	const json_t *mce = json_object_get(doc, "mce");
+	const json_t *record = json_array_get(json_object_get(doc, "records"), 0);
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	if (!mce && !record)
+		return -ENODATA;
+	f = open_memstream(&s, &len);
+	if (!f)
+		return -ENOMEM;
+	if (mce)
+		summarize_mce(mce, f);
+	else
+		summarize_cper(record, f);
+	r = ferror(f) ? -ENOMEM : 0;
+	if (fclose(f) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
 }

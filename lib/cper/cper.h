@@ -74,6 +74,13 @@ int cper_record_print_text(const json_t *record, const char *prefix, FILE *f);
 int cper_errors_print_text(const json_t *errors, const char *prefix, FILE *f);
 /* Text for the "mce" object of cper_mce_decode_json(). */
 int cper_mce_print_text(const json_t *mce, const char *prefix, FILE *f);
+/*
+ * One line for lists and journal messages from a document of cper_decode_json() (its first
+ * record) or cper_mce_decode_json(), for example "Corrected memory error: single-bit ECC,
+ * address 0x0000000012345000 (CMC)". Returns 0 and a string to free in *ret, -ENODATA when
+ * the document holds no record, -ENOMEM.
+ */
+int cper_summary(const json_t *doc, char **ret);
 /* Decodes buf and prints every record and error as text. */
 int cper_decode_text(const void *buf, size_t len, const char *prefix, FILE *f);
 

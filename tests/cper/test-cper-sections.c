@@ -6,6 +6,7 @@
  */
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,4 +193,41 @@ Test(cper_sections, memory_73_bytes_with_bits_beyond_it)
 			 "0x0000000012345000");
 	cr_assert_null(json_object_get(b, "rank"));
 	cr_assert_null(json_object_get(b, "module_handle"));
+}
+
+Test(cper_sections, summary_memory)
+{
+	size_t len = build(&cper_samples[4], true, NULL);
+	json_auto_t *doc = NULL;
+	_cleanup_free_ char *s = NULL;
+
+	cr_assert_eq(cper_decode_json(rec, len, &doc), 0);
+	cr_assert_eq(cper_summary(doc, &s), 0);
+	cr_assert_str_eq(
+		s, "Corrected memory error: single-bit ECC, address 0x0000000012345000 (CMC)");
+}
+
+Test(cper_sections, summary_names_every_section_type)
+{
+	for (size_t i = 0; i < cper_n_samples; i++) {
+		const CperSample *smp = &cper_samples[i];
+		size_t len = build(smp, i % 2 == 0, NULL);
+		json_auto_t *doc = NULL;
+		_cleanup_free_ char *s = NULL;
+		char want[256];
+
+		cr_assert_eq(cper_decode_json(rec, len, &doc), 0);
+		cr_assert_eq(cper_summary(doc, &s), 0, "%s", smp->name);
+		snprintf(want, sizeof(want), "Corrected %s", smp->type_name);
+		cr_assert_eq(strncmp(s, want, strlen(want)), 0, "%s: %s", smp->name, s);
+	}
+}
+
+Test(cper_sections, summary_needs_a_record)
+{
+	json_auto_t *doc = json_pack("{s:[]}", "records");
+	char *s = (char *)"untouched";
+
+	cr_assert_eq(cper_summary(doc, &s), -ENODATA);
+	cr_assert_str_eq(s, "untouched");
 }

@@ -328,6 +328,25 @@ Test(cper, mce_raw)
 	cr_assert_str_eq(sget(mce, "model_specific_error_code"), "0x0080");
 }
 
+Test(cper, mce_summary)
+{
+	uint8_t m[128];
+	json_auto_t *doc = NULL, *corrected = NULL;
+	_cleanup_free_ char *s = NULL, *c = NULL;
+
+	/* VAL UC EN ADDRV PCC, memory controller read error */
+	build_mce(m, UINT64_C(0xb60000000000009f));
+	cr_assert_eq(cper_mce_decode_json(m, sizeof(m), &doc), 0);
+	cr_assert_eq(cper_summary(doc, &s), 0);
+	cr_assert_str_eq(s, "Uncorrected machine check on CPU 2, bank 4: memory controller, memory "
+			    "read error, processor context corrupt, address 0x0000000012345000");
+
+	build_mce(m, UINT64_C(0x9000000000000135));
+	cr_assert_eq(cper_mce_decode_json(m, sizeof(m), &corrected), 0);
+	cr_assert_eq(cper_summary(corrected, &c), 0);
+	cr_assert_str_eq(c, "Corrected machine check on CPU 2, bank 4: cache, data read");
+}
+
 Test(cper, mce_addr_misc_absent_without_status_bits)
 {
 	uint8_t m[128];

@@ -167,6 +167,9 @@ check "PSTORE_SEVERITY" eq "$(field PSTORE_SEVERITY)" fatal
 check "PRIORITY of a fatal error" eq "$(field PRIORITY)" 2
 check "decoded text" grep -q 'Machine Check' <(field PSTORE_DMESG)
 check "crash.json hardware_error" eq "$(jq -r .hardware_error.mce.bank "$tmp"/store/*/crash.json)" 4
+check "one-line summary in crash.json" grep -q '^Uncorrected machine check on CPU 0, bank 4: ' \
+	<(jq -r .analysis.message "$tmp"/store/*/crash.json)
+check "summary in MESSAGE" grep -q 'of a previous boot: Uncorrected machine check' <(field MESSAGE)
 
 setup shutdown-then-panic
 archive --config=/dev/null

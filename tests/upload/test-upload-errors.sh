@@ -5,7 +5,7 @@
 # 5xx, timeouts and dropped connections retry with a persisted backoff;
 # 429/503 Retry-After holds the whole target back; other 4xx fail the crash
 # with the server's answer (shown by pstorectl show); 409 on PUT counts as
-# delivered; daily limits and the maximum document size hold.
+# delivered; daily limits (crashes and bytes) and the maximum document size hold.
 
 . "$top_srcdir/tests/upload/lib.sh"
 skip_unless_root
@@ -101,6 +101,22 @@ pstorectl_upload >"$T/out" 2>&1 || :
 [ "$(find "$T/www/crashes" -type f | wc -l)" = 2 ] || fail "pstorectl upload broke MaxPerDay"
 pstorectl_upload --force >"$T/out" 2>&1 || fail "--force did not lift the limit"
 [ "$(find "$T/www/crashes" -type f | wc -l)" = 3 ] || fail "--force: not all sent"
+
+# MaxBytesPerDay: room for the largest document, not for two; the rest wait, even for pstorectl.
+limit=$(for c in $id $ids; do upload_field "$c" l bytes; done | sort -n | tail -n 1)
+[ "$limit" -gt 0 ] || fail "no document size recorded"
+limit=$((limit + 1))
+n=$(count_requests '^PUT /crashes/')
+target k crashes "MaxBytesPerDay=$limit"
+! pstored_upload >"$T/out" 2>&1 || fail "a crash held back by MaxBytesPerDay counted as success"
+grep -q "daily limit reached.*MaxBytesPerDay=$limit" "$T/out" || { cat "$T/out"; fail "no byte limit message"; }
+pstorectl_upload >"$T/out" 2>&1 || :
+[ "$(count_requests '^PUT /crashes/')" = $((n + 1)) ] || fail "MaxBytesPerDay=$limit not honoured"
+sent=0
+for c in $id $ids; do
+	[ "$(upload_state "$c" k)" != sent ] || sent=$((sent + 1))
+done
+[ "$sent" = 1 ] || fail "MaxBytesPerDay: $sent crashes marked sent"
 
 # Credentials in a URL never appear in messages or in crash.json.
 write_config "$T/pstored.conf" "[Target.u]" "Type=http-json" \

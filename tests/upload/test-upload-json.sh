@@ -31,6 +31,7 @@ for id in $ids; do
 	[ -f "$doc" ] || fail "crash $id did not arrive at $doc"
 	[ "$(upload_state "$id" docs)" = sent ] || fail "crash $id not marked sent"
 	[ "$(upload_field "$id" docs status)" = 201 ] || fail "crash $id: status not 201"
+	grep -qE "^sent +docs +$id +[0-9.]+[KM]? " "$T/out" || fail "crash $id: no progress line"
 
 	# Byte for byte what the documented command shows.
 	pstorectl_export --redacted --json=short --config="$T/pstored.conf" --target=docs "$id" >"$T/expected.json"
