@@ -773,7 +773,11 @@ struct StoreListing {
 	size_t n_entries, n_allocated;
 	char *strings; /* the index entries' strings, NUL-terminated, one after another */
 	size_t strings_size;
-	json_t *loaded; /* summaries of crashes the index lacked, owning their strings */
+	const char *index; /* the mapped index, which the summaries point into */
+	size_t index_size;
+	json_t *loaded;	    /* summaries of crashes the index lacked, owning their strings */
+	char **loaded_text; /* and those summaries as JSON */
+	size_t n_loaded_text;
 };
 
 StoreListing *store_listing_free(StoreListing *l)
@@ -783,7 +787,12 @@ StoreListing *store_listing_free(StoreListing *l)
 	free(l->entries);
 	if (l->strings)
 		munmap(l->strings, l->strings_size);
+	if (l->index)
+		munmap((void *)l->index, l->index_size);
 	json_decref(l->loaded);
+	for (size_t i = 0; i < l->n_loaded_text; i++)
+		free(l->loaded_text[i]);
+	free(l->loaded_text);
 	free(l);
 	return NULL;
 }
@@ -824,6 +833,7 @@ static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
 	json_auto_t *crash = NULL;
 	json_t *summary;
 	StoreListEntry *e;
+	char **text;
 	int r;
 
 	/* Not a whole crash (or unreadable): not listed, like a stray file. */
@@ -833,6 +843,13 @@ static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
 	if (r < 0)
 		return r;
 	if (json_array_append_new(l->loaded, summary) < 0)
+		return -ENOMEM;
+	text = reallocarray(l->loaded_text, l->n_loaded_text + 1, sizeof(char *));
+	if (!text)
+		return -ENOMEM;
+	l->loaded_text = text;
+	text[l->n_loaded_text] = json_dumps(summary, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text[l->n_loaded_text])
 		return -ENOMEM;
 	e = listing_add(l);
 	if (!e)
@@ -847,14 +864,17 @@ static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
 		.upload = store_upload_state(json_object_get(summary, "upload")),
 		.headline = json_string_value(json_object_get(summary, "message"))
 				    ?: string_or_empty(summary, "function"),
+		.summary = text[l->n_loaded_text],
+		.summary_len = strlen(text[l->n_loaded_text]),
 	};
+	l->n_loaded_text++;
 	return 0;
 }
 
 /* One line of the mapped index; column c is start[begin(c) ... end[c]). */
 typedef struct IndexLine {
 	const char *start;
-	uint32_t end[COLUMN_SUMMARY];
+	uint32_t end[_COLUMN_MAX]; /* end[COLUMN_SUMMARY]: the newline */
 	uint64_t time;
 	size_t line;
 	bool deleted;
@@ -908,6 +928,7 @@ static int index_line_parse(const char *p, const char *eol, size_t line, IndexLi
 	}
 	if (n != COLUMN_SUMMARY)
 		return -EBADMSG;
+	x.end[COLUMN_SUMMARY] = (uint32_t)(eol - p);
 	for (uint32_t i = column_begin(&x, COLUMN_TIME); i < x.end[COLUMN_TIME]; i++) {
 		if (p[i] < '0' || p[i] > '9' || x.time > (UINT64_MAX - 9) / 10)
 			return -EBADMSG;
@@ -1089,6 +1110,9 @@ static int listing_copy_strings(StoreListing *l, IndexLine *const *keep, size_t 
 			.signature = col[COLUMN_SIGNATURE],
 			.upload = col[COLUMN_UPLOAD],
 			.headline = col[COLUMN_HEADLINE],
+			.summary = keep[i]->start + column_begin(keep[i], COLUMN_SUMMARY),
+			.summary_len = keep[i]->end[COLUMN_SUMMARY] -
+				       column_begin(keep[i], COLUMN_SUMMARY),
 		};
 	}
 	return 0;
@@ -1158,6 +1182,9 @@ int store_list_entries(Store *s, StoreListing **ret)
 		goto out;
 
 	qsort(l->entries, l->n_entries, sizeof(*l->entries), compare_entries);
+	/* The summaries point into the mapping: the listing keeps it. */
+	l->index = TAKE_PTR(index);
+	l->index_size = len;
 	*ret = TAKE_PTR(l);
 	r = 0;
 out:

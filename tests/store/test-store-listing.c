@@ -110,6 +110,8 @@ Test(listing, columns_match_the_summaries)
 		cr_assert_str_eq(e->kernel_version, "6.1.0-test");
 		cr_assert_str_eq(e->signature, "sig-1");
 		cr_assert_str_eq(e->upload, store_upload_state(json_object_get(sum, "upload")));
+		json_auto_t *text = json_loadb(e->summary, e->summary_len, 0, NULL);
+		cr_assert(json_equal(text, sum), "summary %.*s", (int)e->summary_len, e->summary);
 	}
 	/* Oldest first; the headline is the message, else the function; no tab or newline. */
 	cr_assert_str_eq(store_listing_entry(l, 0)->id, a);
