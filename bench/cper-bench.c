@@ -19,12 +19,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <zlib.h>
 
 #include "cper-builder.h"
 #include "cper-samples.h"
 #include "cper.h"
 #include "macro.h"
+#include "zlib-util.h"
 
 static unsigned arg_records = 20000, arg_runs = 3;
 
@@ -52,20 +52,12 @@ static uint8_t *build_records(unsigned n, size_t *ret_len)
 	uint8_t body[CPER_SAMPLE_MAX], z[1024], mce[128];
 	size_t cap = (size_t)n * (CPER_SAMPLE_MAX + 512), len = 0;
 	uint8_t *buf = malloc(cap);
-	z_stream zs = {};
 
 	if (!buf)
 		return NULL;
-	if (deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	ssize_t zlen = zlib_deflate_buffer(log, sizeof(log) - 1, -15, z, sizeof(z));
+	if (zlen < 0)
 		abort();
-	zs.next_in = (uint8_t *)log;
-	zs.avail_in = sizeof(log) - 1;
-	zs.next_out = z;
-	zs.avail_out = sizeof(z);
-	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
-		abort();
-	size_t zlen = sizeof(z) - zs.avail_out;
-	deflateEnd(&zs);
 	cper_sample_mce(mce);
 
 	for (unsigned i = 0; i < n; i++) {
@@ -74,7 +66,7 @@ static uint8_t *build_records(unsigned n, size_t *ret_len)
 			len += cper_build_pstore_record(GUID_DMESG, log, sizeof(log) - 1,
 							1700000000, i, buf + len, cap - len);
 		else if (k == cper_n_samples + 1)
-			len += cper_build_pstore_record(GUID_DMESG_Z, z, zlen, 1700000000, i,
+			len += cper_build_pstore_record(GUID_DMESG_Z, z, (size_t)zlen, 1700000000, i,
 							buf + len, cap - len);
 		else if (k == cper_n_samples + 2)
 			len += cper_build_pstore_record(GUID_MCE, mce, sizeof(mce), 1700000000, i,

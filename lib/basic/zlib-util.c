@@ -99,3 +99,24 @@ int zlib_inflate_buffer(const void *in, size_t in_len, size_t max_out, void **re
 		return r;
 	return inflate_with(in, in_len, max_out, -15, ret, ret_len);
 }
+
+ssize_t zlib_deflate_buffer(const void *in, size_t in_len, int window_bits, void *out, size_t cap)
+{
+	z_stream zs = {};
+	int z;
+
+	if (in_len > UINT_MAX || cap > UINT_MAX || cap > SSIZE_MAX)
+		return -EFBIG;
+	z = deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY);
+	if (z != Z_OK)
+		return z == Z_MEM_ERROR ? -ENOMEM : -EINVAL;
+	zs.next_in = (unsigned char *)in;
+	zs.avail_in = (unsigned)in_len;
+	zs.next_out = out;
+	zs.avail_out = (unsigned)cap;
+	z = deflate(&zs, Z_FINISH);
+	deflateEnd(&zs);
+	if (z != Z_STREAM_END)
+		return -ENOBUFS;
+	return (ssize_t)(cap - zs.avail_out);
+}

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * Inflates a whole compressed buffer into a newly allocated one.
@@ -17,3 +18,13 @@
  * *ret_len are untouched on failure.
  */
 int zlib_inflate_buffer(const void *in, size_t in_len, size_t max_out, void **ret, size_t *ret_len);
+
+/*
+ * Deflates in_len bytes into out (cap bytes) in one pass, with windowBits as
+ * for deflateInit2(): 15 for a zlib-wrapped stream, -15 for raw deflate as the
+ * kernel writes it. Returns the compressed length, -ENOBUFS when cap is too
+ * small, -EFBIG when a length does not fit zlib's, -EINVAL on a bad
+ * windowBits, -ENOMEM. For making compressed records (fixtures,
+ * benchmarks); pstored itself only inflates.
+ */
+ssize_t zlib_deflate_buffer(const void *in, size_t in_len, int window_bits, void *out, size_t cap);

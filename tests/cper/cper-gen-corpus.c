@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "cper-builder.h"
 #include "cper-samples.h"
+#include "zlib-util.h"
 
 static const char *dir;
 static uint8_t dump[256 * 1024];
@@ -40,21 +40,6 @@ static void add_record(const char *name, const uint8_t *rec, size_t n)
 		memcpy(dump + dump_len, rec, n);
 		dump_len += n;
 	}
-}
-
-static size_t raw_deflate(const void *in, size_t len, uint8_t *out, size_t cap)
-{
-	z_stream zs = {};
-	if (deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		abort();
-	zs.next_in = (uint8_t *)in;
-	zs.avail_in = (unsigned)len;
-	zs.next_out = out;
-	zs.avail_out = (unsigned)cap;
-	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
-		abort();
-	deflateEnd(&zs);
-	return cap - zs.avail_out;
 }
 
 int main(int argc, char *argv[])
@@ -99,8 +84,10 @@ int main(int argc, char *argv[])
 	n = cper_build_pstore_record(GUID_DMESG, log, strlen(log), 1700000000,
 				     UINT64_C(7301419813404409857), rec, sizeof(rec));
 	add_record("erst-dmesg.cper", rec, n);
-	size_t zn = raw_deflate(log, strlen(log), z, sizeof(z));
-	n = cper_build_pstore_record(GUID_DMESG_Z, z, zn, 1700000000, UINT64_C(7301419813404409858),
+	ssize_t zn = zlib_deflate_buffer(log, strlen(log), -15, z, sizeof(z));
+	if (zn < 0)
+		abort();
+	n = cper_build_pstore_record(GUID_DMESG_Z, z, (size_t)zn, 1700000000, UINT64_C(7301419813404409858),
 				     rec, sizeof(rec));
 	add_record("erst-dmesg-z.cper", rec, n);
 	cper_sample_mce(mce);

@@ -6,11 +6,11 @@
 
 #include <criterion/criterion.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "cper-builder.h"
 #include "cper.h"
 #include "macro.h"
+#include "zlib-util.h"
 
 static uint8_t buf[64 * 1024];
 
@@ -227,26 +227,13 @@ Test(cper, linux_pstore_dmesg)
 	cr_assert_str_eq(sget(json_object_get(s, "body"), "text"), panic_log);
 }
 
-static size_t raw_deflate(const void *in, size_t len, uint8_t *out, size_t cap)
-{
-	z_stream zs = {};
-	cr_assert_eq(deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
-	zs.next_in = (uint8_t *)in;
-	zs.avail_in = (unsigned)len;
-	zs.next_out = out;
-	zs.avail_out = (unsigned)cap;
-	cr_assert_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
-	size_t n = cap - zs.avail_out;
-	deflateEnd(&zs);
-	return n;
-}
-
 Test(cper, linux_pstore_dmesg_compressed)
 {
 	uint8_t z[1024];
-	size_t zlen = raw_deflate(panic_log, strlen(panic_log), z, sizeof(z));
-	size_t len =
-		cper_build_pstore_record(GUID_DMESG_Z, z, zlen, 1700000000, 1, buf, sizeof(buf));
+	ssize_t zlen = zlib_deflate_buffer(panic_log, strlen(panic_log), -15, z, sizeof(z));
+	cr_assert_gt(zlen, 0);
+	size_t len = cper_build_pstore_record(GUID_DMESG_Z, z, (size_t)zlen, 1700000000, 1, buf,
+					      sizeof(buf));
 
 	json_auto_t *doc = decode_ok(buf, len);
 	cr_assert_eq(n_errors(doc), 0, "%s", errors_str(doc));
