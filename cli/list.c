@@ -22,7 +22,7 @@
 #define SHORT_ID_MIN 8
 
 /* stdout's buffer, until the exit flushes it (glibc's setvbuf() takes no size without one). */
-static char stdout_buffer[1024 * 1024];
+static char stdout_buffer[64 * 1024];
 
 static usec_t arg_since, arg_until = USEC_INFINITY;
 static const char *arg_reason, *arg_kind, *arg_signature;

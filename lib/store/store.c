@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,8 @@ struct StoreTxn {
 	TxnAppend *appends;
 	size_t n_appends;
 	uint64_t size;
-	bool staged; /* the staging directory exists and was not renamed into place */
+	bool staged;	  /* the staging directory exists and was not renamed into place */
+	bool index_fresh; /* index_is_fresh() when the transaction began */
 };
 
 bool store_crash_id_is_valid(const char *id)
@@ -145,16 +147,22 @@ static int store_remove_leftovers(Store *s)
 	return r;
 }
 
+static int index_write_empty(Store *s);
+
 int store_open(const char *dir, StoreOpenFlags flags, Store **ret)
 {
 	_cleanup_(store_freep) Store *s = NULL;
+	bool created = false;
 	struct stat st;
 
 	if (!dir || !*dir || ((flags & STORE_CREATE) && (flags & STORE_READONLY)))
 		return -EINVAL;
 
-	if ((flags & STORE_CREATE) && mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
+	if ((flags & STORE_CREATE) && mkdir(dir, 0700) < 0) {
+		if (errno != EEXIST)
+			return -errno;
+	} else if (flags & STORE_CREATE)
+		created = true;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -180,6 +188,9 @@ int store_open(const char *dir, StoreOpenFlags flags, Store **ret)
 		lock_fd = store_lock(s, false);
 		if (lock_fd >= 0)
 			(void)store_remove_leftovers(s);
+		/* A new store's index: empty, and stamped, as nothing is in the directory. */
+		if (lock_fd >= 0 && created)
+			(void)index_write_empty(s);
 	}
 
 	*ret = TAKE_PTR(s);
@@ -495,6 +506,102 @@ static int index_append_tombstone(Store *s, const char *id)
 	return index_append_text(s, line, strlen(line));
 }
 
+/*
+ * The stamp, a line of its own:
+ *
+ *	"#" TAB MTIME_SEC TAB MTIME_NSEC TAB NLINK TAB SIZE TAB INODE
+ *
+ * is the store directory's stat(2) as a writer saw it after its change, when
+ * the index agreed with the crash directories before that change. Crash
+ * directories come and go only by entries in the store directory, which
+ * change its mtime (and its link count and, on most file systems, its size):
+ * as long as the directory still matches the last stamp, the index holds
+ * every crash there is and listing need not read the directory.
+ */
+#define INDEX_STAMP_MAX 128
+
+typedef struct IndexStamp {
+	int64_t sec, nsec;
+	uint64_t nlink, size, ino;
+} IndexStamp;
+
+static int index_stamp_of_dir(Store *s, IndexStamp *ret)
+{
+	struct stat st;
+
+	if (fstat(s->dir_fd, &st) < 0)
+		return -errno;
+	*ret = (IndexStamp){st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_nlink, st.st_size,
+			    st.st_ino};
+	return 0;
+}
+
+/* Parses a stamp line, p ... eol (the newline). */
+static int index_stamp_parse(const char *p, const char *eol, IndexStamp *ret)
+{
+	char buf[INDEX_STAMP_MAX];
+	IndexStamp x = {};
+	int n = -1;
+
+	if (eol - p >= (ptrdiff_t)sizeof(buf) || eol == p || *p != '#')
+		return -EBADMSG;
+	memcpy(buf, p, eol - p);
+	buf[eol - p] = '\0';
+	if (sscanf(buf, "#\t%" SCNd64 "\t%" SCNd64 "\t%" SCNu64 "\t%" SCNu64 "\t%" SCNu64 "%n",
+		   &x.sec, &x.nsec, &x.nlink, &x.size, &x.ino, &n) != 5 ||
+	    n != eol - p)
+		return -EBADMSG;
+	*ret = x;
+	return 0;
+}
+
+static bool index_stamp_matches(Store *s, const IndexStamp *stamp)
+{
+	IndexStamp now;
+
+	return index_stamp_of_dir(s, &now) >= 0 && memcmp(&now, stamp, sizeof(now)) == 0;
+}
+
+/* True if the index's last line is a stamp that the directory still matches. Lock held. */
+static bool index_is_fresh(Store *s)
+{
+	_cleanup_close_ int fd = -1;
+	char buf[INDEX_STAMP_MAX + 1];
+	const char *p;
+	IndexStamp stamp;
+	struct stat st;
+	ssize_t n;
+
+	fd = openat(s->dir_fd, INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < 2)
+		return false;
+	n = pread(fd, buf, MIN((off_t)sizeof(buf), st.st_size),
+		  st.st_size - MIN((off_t)sizeof(buf), st.st_size));
+	if (n < 2 || buf[n - 1] != '\n')
+		return false;
+	for (p = buf + n - 1; p > buf && p[-1] != '\n'; p--)
+		;
+	if (p == buf && n == (ssize_t)sizeof(buf))
+		return false; /* the last line is longer than a stamp */
+	return index_stamp_parse(p, buf + n - 1, &stamp) >= 0 && index_stamp_matches(s, &stamp);
+}
+
+/* Appends the stamp of the directory as it is now. Lock held. */
+static int index_append_stamp(Store *s)
+{
+	char line[INDEX_STAMP_MAX];
+	IndexStamp x = {};
+	int r;
+
+	r = index_stamp_of_dir(s, &x);
+	if (r < 0)
+		return r;
+	snprintf(line, sizeof(line),
+		 "#\t%" PRId64 "\t%" PRId64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", x.sec,
+		 x.nsec, x.nlink, x.size, x.ino);
+	return index_append_text(s, line, strlen(line));
+}
+
 static int index_append_crash(Store *s, json_t *crash)
 {
 	json_auto_t *summary = NULL;
@@ -537,6 +644,8 @@ static int index_read(Store *s, json_t *map)
 			break; /* a writer was interrupted mid-line: the line never happened */
 		line[n - 1] = '\0';
 		lines++;
+		if (line[0] == '#')
+			continue; /* a stamp */
 		k = index_line_split(line, columns);
 		if (k == 2) {
 			(void)json_object_del(map, columns[COLUMN_ID]);
@@ -564,11 +673,11 @@ static int index_write(Store *s, json_t *map)
 	size_t len = 0, allocated = 0;
 	const char *id;
 	json_t *summary;
+	int r;
 
 	json_object_foreach(map, id, summary) {
 		_cleanup_free_ char *text = NULL;
 		size_t l;
-		int r;
 
 		r = index_line_format(summary, &text, &l);
 		if (r < 0)
@@ -585,7 +694,18 @@ static int index_write(Store *s, json_t *map)
 		memcpy(buf + len, text, l);
 		len += l;
 	}
-	return write_file_atomic_at(s->dir_fd, INDEX_FILE, buf ?: "", len);
+	r = write_file_atomic_at(s->dir_fd, INDEX_FILE, buf ?: "", len);
+	if (r < 0)
+		return r;
+	/* Every caller checked map against the directories, under the lock. */
+	return index_append_stamp(s);
+}
+
+static int index_write_empty(Store *s)
+{
+	json_auto_t *map = json_object();
+
+	return map ? index_write(s, map) : -ENOMEM;
 }
 
 /*
@@ -723,7 +843,8 @@ static int store_index(Store *s, json_t **ret_map)
 	int r;
 
 	r = index_load(s, &map);
-	if (r > 0 && !(s->flags & STORE_READONLY)) {
+	/* Rewritten also when it lacks a stamp, so that listing can skip the directory. */
+	if (r >= 0 && (r > 0 || !index_is_fresh(s)) && !(s->flags & STORE_READONLY)) {
 		_cleanup_close_ int lock_fd = store_lock(s, false);
 
 		if (lock_fd >= 0) {
@@ -731,7 +852,7 @@ static int store_index(Store *s, json_t **ret_map)
 			json_decref(map);
 			map = NULL;
 			r = index_load(s, &map);
-			if (r > 0)
+			if (r > 0 || (r == 0 && !index_is_fresh(s)))
 				(void)index_write(s, map);
 		}
 	}
@@ -928,17 +1049,29 @@ static int index_line_parse(const char *p, const char *eol, size_t line, IndexLi
 	return 0;
 }
 
-/* The index's lines, the last line of each id winning, tombstones dropped; sorted by id. */
-static int index_lines_parse(const char *buf, size_t len, IndexLine **ret, size_t *ret_n)
+/*
+ * The index's lines, the last line of each id winning, tombstones dropped;
+ * sorted by id. *ret_stamped tells whether the directory matches the last stamp.
+ */
+static int index_lines_parse(Store *s, const char *buf, size_t len, IndexLine **ret, size_t *ret_n,
+			     bool *ret_stamped)
 {
 	_cleanup_free_ IndexLine *v = NULL;
 	size_t n = 0, allocated = 0, k = 0;
+	const char *stamp = NULL, *stamp_eol = NULL;
+	IndexStamp x;
 	int r;
 
 	for (const char *p = buf, *eol; p < buf + len; p = eol + 1) {
 		eol = memchr(p, '\n', buf + len - p);
 		if (!eol)
 			break; /* a torn last line never happened */
+		if (*p == '#') {
+			/* Every change appends one: only the last tells. */
+			stamp = p;
+			stamp_eol = eol;
+			continue;
+		}
 		if (n == allocated) {
 			size_t a = MAX(allocated * 2, 256);
 			IndexLine *w = reallocarray(v, a, sizeof(*w));
@@ -954,15 +1087,22 @@ static int index_lines_parse(const char *buf, size_t len, IndexLine **ret, size_
 		n++;
 	}
 
-	qsort(v, n, sizeof(*v), compare_index_lines);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), compare_index_lines);
 	for (size_t i = 0; i < n; i++) {
 		if (i + 1 < n && memcmp(v[i].start, v[i + 1].start, STORE_CRASH_ID_LEN) == 0)
 			continue;
 		if (!v[i].deleted)
 			v[k++] = v[i];
 	}
+	if (stamp) {
+		r = index_stamp_parse(stamp, stamp_eol, &x);
+		if (r < 0)
+			return r;
+	}
 	*ret = TAKE_PTR(v);
 	*ret_n = k;
+	*ret_stamped = stamp && index_stamp_matches(s, &x);
 	return 0;
 }
 
@@ -1112,6 +1252,7 @@ int store_list_entries(Store *s, StoreListing **ret)
 	_cleanup_free_ size_t *missing = NULL;
 	size_t n_lines = 0, n_dirs = 0, n_keep = 0, n_missing = 0, len = 0, i = 0;
 	const char *index = NULL;
+	bool stamped = false;
 	int r;
 
 	l = calloc(1, sizeof(*l));
@@ -1124,23 +1265,30 @@ int store_list_entries(Store *s, StoreListing **ret)
 	r = index_map(s, &index, &len);
 	if (r < 0)
 		return r;
-	r = index ? index_lines_parse(index, len, &lines, &n_lines) : 0;
+	r = index ? index_lines_parse(s, index, len, &lines, &n_lines, &stamped) : 0;
 	/* A corrupt index: list from the crash directories; a writer repairs it. */
 	if (r == -EBADMSG)
 		n_lines = 0;
 	else if (r < 0)
 		goto out;
 
-	r = crash_dir_names(s, &dirs, &n_dirs);
-	if (r < 0)
-		goto out;
-	keep = calloc(MIN(n_lines, n_dirs) + 1, sizeof(*keep));
+	/* Unless the store directory is as a writer left it after checking the index (then the
+	 * index holds every crash, and only those), the crash directories tell. */
+	if (!stamped) {
+		r = crash_dir_names(s, &dirs, &n_dirs);
+		if (r < 0)
+			goto out;
+	}
+	keep = calloc((stamped ? n_lines : MIN(n_lines, n_dirs)) + 1, sizeof(*keep));
 	missing = calloc(n_dirs + 1, sizeof(*missing));
 	if (!keep || !missing) {
 		r = -ENOMEM;
 		goto out;
 	}
 
+	if (stamped)
+		for (; n_keep < n_lines; n_keep++)
+			keep[n_keep] = &lines[n_keep];
 	/* Both sorted by id: an indexed crash whose directory is gone is dropped, a directory
 	 * the index lacks is read from its crash.json. */
 	for (size_t j = 0; j < n_dirs; j++) {
@@ -1262,6 +1410,7 @@ int store_update_crash(Store *s, const char *id, json_t *crash)
 {
 	_cleanup_close_ int lock_fd = -1, crash_fd = -1;
 	json_t *cid = json_object_get(crash, "id");
+	bool fresh;
 	int r;
 
 	if (!json_is_object(crash) || !json_is_string(cid) || !streq(json_string_value(cid), id))
@@ -1272,22 +1421,26 @@ int store_update_crash(Store *s, const char *id, json_t *crash)
 	crash_fd = open_crash_dir(s, id);
 	if (crash_fd < 0)
 		return crash_fd;
+	fresh = index_is_fresh(s);
 	r = crash_json_write(crash_fd, crash, true);
 	if (r < 0)
 		return r;
 	/* crash.json is the truth; should this fail, listing repairs the index. */
-	(void)index_append_crash(s, crash);
+	if (index_append_crash(s, crash) >= 0 && fresh)
+		(void)index_append_stamp(s);
 	return 0;
 }
 
 static int store_delete_locked(Store *s, const char *id)
 {
 	char deleted[sizeof(DELETED_PREFIX) + STORE_CRASH_ID_LEN];
+	bool fresh;
 	int r;
 
 	if (!store_crash_id_is_valid(id))
 		return -EINVAL;
 	snprintf(deleted, sizeof(deleted), DELETED_PREFIX "%s", id);
+	fresh = index_is_fresh(s);
 
 	/* Hide it first, atomically, then take it apart. */
 	if (renameat(s->dir_fd, id, s->dir_fd, deleted) < 0)
@@ -1295,11 +1448,13 @@ static int store_delete_locked(Store *s, const char *id)
 	if (fsync(s->dir_fd) < 0)
 		return -errno;
 
-	(void)index_append_tombstone(s, id);
+	fresh = index_append_tombstone(s, id) >= 0 && fresh;
 
 	r = rm_rf_at(s->dir_fd, deleted);
 	if (r < 0)
 		return r;
+	if (fresh)
+		(void)index_append_stamp(s);
 	return 0;
 }
 
@@ -1337,7 +1492,7 @@ int store_vacuum(Store *s, const StoreVacuumLimits *limits, uint64_t now, json_t
 	r = index_load(s, &map);
 	if (r < 0)
 		return r;
-	if (r > 0)
+	if (r > 0 || !index_is_fresh(s))
 		(void)index_write(s, map);
 	r = map_to_sorted_array(map, &summaries);
 	if (r < 0)
@@ -1396,6 +1551,7 @@ int store_txn_begin(Store *s, const char *id, StoreTxn **ret)
 		return t->lock_fd;
 	if (faccessat(s->dir_fd, id, F_OK, AT_SYMLINK_NOFOLLOW) >= 0)
 		return -EEXIST;
+	t->index_fresh = index_is_fresh(s);
 
 	/* A staging directory of this id is a leftover of a killed run: start afresh. */
 	(void)rm_rf_at(s->dir_fd, t->staging);
@@ -1547,7 +1703,8 @@ int store_txn_commit(StoreTxn *t, json_t *crash)
 		return -errno;
 
 	/* The crash is durable; the index is a cache that listing repairs should this fail. */
-	(void)index_append_crash(s, crash);
+	if (index_append_crash(s, crash) >= 0 && t->index_fresh)
+		(void)index_append_stamp(s);
 	return 0;
 }
 
