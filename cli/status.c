@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config/config.h"
 #include "crash-util.h"
 #include "fs-util.h"
 #include "log.h"
@@ -31,10 +32,12 @@
 
 static const char *arg_pstore_dir = "/sys/fs/pstore";
 static const char *arg_sysfs_dir = "/sys";
+static const char *arg_config;
 
 enum {
 	ARG_PSTORE_DIR = ARG_VERB_BASE,
 	ARG_SYSFS_DIR,
+	ARG_CONFIG,
 };
 
 static int handle_status_option(int c, const char *arg)
@@ -46,6 +49,9 @@ static int handle_status_option(int c, const char *arg)
 	case ARG_SYSFS_DIR:
 		arg_sysfs_dir = arg;
 		return 0;
+	case ARG_CONFIG:
+		arg_config = arg;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -54,6 +60,7 @@ static int handle_status_option(int c, const char *arg)
 static const struct option status_option_table[] = {
 	{"pstore-dir", required_argument, NULL, ARG_PSTORE_DIR},
 	{"sysfs-dir", required_argument, NULL, ARG_SYSFS_DIR},
+	{"config", required_argument, NULL, ARG_CONFIG},
 	{}};
 
 const VerbOptions status_options = {status_option_table, NULL, handle_status_option};
@@ -276,12 +283,72 @@ static int pstore_status(json_t **ret)
 	return 0;
 }
 
-/* {"path", "crashes", "bytes", "upload_waiting", "last_archive"}, or {"path", "error"}. */
+/*
+ * The uploads, as pstored upload sees them: {"targets": [NAME...], "waiting": N,
+ * "failed": N}, a crash counted once however many targets it waits for (or
+ * failed at); or {"error"} when the configuration cannot be read.
+ */
+static int upload_status(json_t *summaries, json_t **ret)
+{
+	_cleanup_free_ char *error = NULL;
+	json_auto_t *v = NULL, *targets = NULL;
+	PstoredConfig *config = NULL;
+	json_int_t waiting = 0, failed = 0;
+	json_t *c;
+	size_t i;
+	int r;
+
+	r = pstored_config_load(arg_config, NULL, &config, &error);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		v = json_pack("{s:s}", "error", error ?: strerror(-r));
+		if (!v)
+			return -ENOMEM;
+		*ret = TAKE_PTR(v);
+		return 0;
+	}
+
+	targets = json_array();
+	if (!targets) {
+		pstored_config_free(config);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < config->n_targets; k++)
+		if (json_array_append_new(targets, json_string(config->targets[k].name)) < 0) {
+			pstored_config_free(config);
+			return -ENOMEM;
+		}
+	pstored_config_free(config);
+
+	json_array_foreach(summaries, i, c) {
+		bool w = false, f = false;
+		json_t *name;
+		size_t k;
+
+		json_array_foreach(targets, k, name) {
+			const char *state = store_upload_state_for(c, json_string_value(name));
+
+			w = w || (state && streq(state, "pending"));
+			f = f || (state && streq(state, "failed"));
+		}
+		waiting += w;
+		failed += f;
+	}
+
+	v = json_pack("{s:O, s:I, s:I}", "targets", targets, "waiting", waiting, "failed", failed);
+	if (!v)
+		return -ENOMEM;
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+/* {"path", "crashes", "bytes", "upload", "last_archive"}, or {"path", "error"}. */
 static int store_status(json_t **ret)
 {
 	_cleanup_(store_freep) Store *s = NULL;
-	json_auto_t *v = NULL, *summaries = NULL, *last = NULL;
-	uint64_t bytes = 0, waiting = 0;
+	json_auto_t *v = NULL, *summaries = NULL, *last = NULL, *upload = NULL;
+	uint64_t bytes = 0;
 	json_t *c;
 	size_t i;
 	int r;
@@ -303,21 +370,19 @@ static int store_status(json_t **ret)
 		return 0;
 	}
 
-	json_array_foreach(summaries, i, c) {
-		const char *state = store_upload_state(json_object_get(c, "upload"));
-
+	json_array_foreach(summaries, i, c)
 		bytes += json_integer_value(json_object_get(c, "stored_bytes"));
-		if (streq(state, "pending") || streq(state, "failed"))
-			waiting++;
-	}
 
+	r = upload_status(summaries, &upload);
+	if (r < 0)
+		return r;
 	r = store_read_last_archive(s, &last);
 	if (r < 0 && r != -ENOENT)
 		return r;
 
 	if (json_object_set_new(v, "crashes", json_integer(json_array_size(summaries))) < 0 ||
 	    json_object_set_new(v, "bytes", json_integer(bytes)) < 0 ||
-	    json_object_set_new(v, "upload_waiting", json_integer(waiting)) < 0 ||
+	    json_object_set(v, "upload", upload) < 0 ||
 	    json_object_set(v, "last_archive", last ?: json_null()) < 0)
 		return -ENOMEM;
 	*ret = TAKE_PTR(v);
@@ -399,12 +464,39 @@ static void print_pstore(json_t *p)
 			    count, count == 1 ? "" : "s", arg_pstore_dir);
 }
 
+static void print_upload(json_t *u)
+{
+	json_t *targets = json_object_get(u, "targets"), *name;
+	json_int_t waiting = json_integer_value(json_object_get(u, "waiting"));
+	json_int_t failed = json_integer_value(json_object_get(u, "failed"));
+	size_t i;
+
+	if (crash_string(u, "error")) {
+		line("Upload", "unknown: %s", crash_string(u, "error"));
+		return;
+	}
+	if (json_array_size(targets) == 0) {
+		line("Upload", "no targets configured (see [Target.NAME] in pstored.conf(5))");
+		return;
+	}
+	printf("%13s: %" JSON_INTEGER_FORMAT " crash%s waiting, %" JSON_INTEGER_FORMAT
+	       " failed (targets:",
+	       "Upload", waiting, waiting == 1 ? "" : "es", failed);
+	json_array_foreach(targets, i, name)
+		printf(" %s", json_string_value(name));
+	printf(")\n");
+	if (failed > 0)
+		log_warning("Warning: %" JSON_INTEGER_FORMAT " crash%s failed to upload and will "
+			    "not be retried: see 'pstorectl show ID', then 'pstorectl upload "
+			    "--force ID'.",
+			    failed, failed == 1 ? "" : "es");
+}
+
 static void print_store(json_t *st)
 {
 	json_t *last = json_object_get(st, "last_archive"), *n;
 	char bbuf[FORMAT_BYTES_MAX], tbuf[FORMAT_TIMESTAMP_MAX];
 	json_int_t crashes = json_integer_value(json_object_get(st, "crashes"));
-	json_int_t waiting = json_integer_value(json_object_get(st, "upload_waiting"));
 
 	if (crash_string(st, "error")) {
 		int e = (int)json_integer_value(json_object_get(st, "errno"));
@@ -418,8 +510,7 @@ static void print_store(json_t *st)
 	line("Store", "%s: %" JSON_INTEGER_FORMAT " crash%s, %s", arg_store_dir, crashes,
 	     crashes == 1 ? "" : "es",
 	     format_bytes(bbuf, json_integer_value(json_object_get(st, "bytes"))));
-	line("Upload", "%" JSON_INTEGER_FORMAT " crash%s waiting", waiting,
-	     waiting == 1 ? "" : "es");
+	print_upload(json_object_get(st, "upload"));
 
 	if (!json_is_object(last)) {
 		line("Last archive", "never (no run recorded in the store)");

@@ -183,7 +183,8 @@ static int consider_crash(TargetRun *t, const UploadOptions *o, json_t *crash, u
 {
 	const char *id = json_string_value(json_object_get(crash, "id"));
 	json_t *state = json_object_get(json_object_get(crash, "upload"), t->cfg->name);
-	const char *s = json_string_value(json_object_get(state, "state")) ?: "pending";
+	/* NULL for the log of a clean boot: sent only when forced. */
+	const char *s = store_upload_state_for(crash, t->cfg->name) ?: "-";
 	char **due;
 
 	if (streq(s, "sent"))

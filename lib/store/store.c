@@ -364,6 +364,16 @@ const char *store_upload_state(json_t *upload)
 	return !any ? "-" : failed ? "failed" : pending ? "pending" : "sent";
 }
 
+const char *store_upload_state_for(json_t *crash, const char *target)
+{
+	json_t *v = json_object_get(json_object_get(crash, "upload"), target);
+	const char *kind = json_string_value(json_object_get(crash, "kind"));
+
+	if (kind && streq(kind, "previous-boot-log") && !v)
+		return NULL;
+	return json_string_value(json_is_object(v) ? json_object_get(v, "state") : v) ?: "pending";
+}
+
 /*
  * The index, one line per change, a later line for an id superseding the
  * earlier ones:

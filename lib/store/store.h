@@ -92,6 +92,14 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(StoreListing *, store_listing_free);
 const char *store_upload_state(json_t *upload);
 
 /*
+ * The upload state of a crash (crash.json or its summary) for one target:
+ * its "state", or "pending" when it has none (the target was configured
+ * after the crash was archived); NULL for the log of a clean boot that has
+ * none, which waits for no target (pstorectl upload --force sends it).
+ */
+const char *store_upload_state_for(json_t *crash, const char *target);
+
+/*
  * Finds the crash whose id starts with prefix (at least one character,
  * case-insensitive). -ENOENT if none, -ENOTUNIQ if several: then
  * *ret_matches (if not NULL) gets their summaries. On success *ret_matches

@@ -4,8 +4,9 @@
 # pstorectl on a store written by the archiver itself: the bundled fixtures
 # (tests/fixtures/sample, one real ERST crash from QEMU and a foreign CPER
 # record as the bundled module shows it) go through
-#   pstored archive --pstore-dir=COPY --store-dir=STORE --no-journal --config=/dev/null
-# and every verb is checked against the files pstored wrote. The pager is
+#   pstored archive --pstore-dir=COPY --store-dir=STORE --no-journal --config=TARGETS
+# (one upload target, nothing sent) and every verb is checked against the
+# files pstored wrote. The pager is
 # checked on a real pseudo-terminal (script(1)).
 set -u
 
@@ -24,10 +25,15 @@ mkdir -p "$tmp/p1" "$tmp/p2" "$tmp/p3"
 cp -a "$FIXTURES"/sample/. "$tmp/p1/"
 cp -a "$FIXTURES"/erst-qemu/pstore/. "$tmp/p2/"
 cp -a "$FIXTURES"/erst-qemu/foreign/unknown-erst-* "$tmp/p3/"
-records=$(find "$tmp"/p1 "$tmp"/p2 "$tmp"/p3 -type f | wc -l)
-for p in p1 p2 p3; do
+# The console log of a clean boot: a previous-boot-log crash, which waits for no upload.
+mkdir "$tmp/p4" && printf '[    0.000000] Linux version 6.1.0-27-amd64\n[   42.000000] reboot: Power down\n' \
+	>"$tmp/p4/console-ramoops-0"
+records=$(find "$tmp"/p1 "$tmp"/p2 "$tmp"/p3 "$tmp"/p4 -type f | wc -l)
+printf '[Target.collector]\nType=http-json\nURL=http://127.0.0.1:9/{id}\n' >"$tmp/targets.conf"
+for p in p1 p2 p3 p4; do
 	"$PSTORED" archive --pstore-dir="$tmp/$p" --store-dir="$store" --no-journal \
-		--config=/dev/null >"$tmp/archive.log" 2>&1 || { cat "$tmp/archive.log"; fail "pstored archive $p"; }
+		--config="$tmp/targets.conf" >"$tmp/archive.log" 2>&1 ||
+		{ cat "$tmp/archive.log"; fail "pstored archive $p"; }
 done
 mapfile -t ids < <(find "$store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' | sort)
 n=${#ids[@]}
@@ -113,6 +119,27 @@ check "status: records waiting" eq "$(jq .pstore.records.count "$tmp/status.json
 check "status: crashes in the store" eq "$(jq .store.crashes "$tmp/status.json")" "$n"
 check "status: store size is stored_bytes" eq "$(jq .store.bytes "$tmp/status.json")" \
 	"$(cat "$store"/*/crash.json | jq -s '[.[].stored_bytes] | add')"
+
+# status: the crashes waiting for upload, as pstored upload counts them
+waiting=$(jq '[.[] | select(.kind != "previous-boot-log")] | length' "$tmp/list.json")
+check "the archiver queued crashes for upload" test "$waiting" -gt 0
+check "a clean boot's log is among them" test "$waiting" -lt "$n"
+ctl --json=short status --config="$tmp/targets.conf" >"$tmp/status.json"
+check "status: every crash but clean-boot logs waits for upload" \
+	eq "$(jq .store.upload.waiting "$tmp/status.json")" "$waiting"
+check "status: none failed" eq "$(jq .store.upload.failed "$tmp/status.json")" 0
+check "status: the configured target" eq "$(jq -c .store.upload.targets "$tmp/status.json")" '["collector"]'
+check "status text: the upload line" grep -q "^ *Upload: $waiting crashes waiting, 0 failed (targets: collector)$" \
+	<(ctl status --config="$tmp/targets.conf")
+# A target added after the crashes were archived waits for them as well; a crash counts once.
+printf '[Target.second]\nType=http-json\nURL=http://127.0.0.1:9/{id}\n' |
+	cat "$tmp/targets.conf" - >"$tmp/two.conf"
+ctl --json=short status --config="$tmp/two.conf" >"$tmp/status.json"
+check "status: a new target waits for every crash, counted once" \
+	eq "$(jq .store.upload.waiting "$tmp/status.json")" "$waiting"
+check "status: both targets" eq "$(jq -c .store.upload.targets "$tmp/status.json")" '["collector","second"]'
+check "status: no targets configured" \
+	grep -q "^ *Upload: no targets configured" <(ctl status --config=/dev/null)
 
 # delete and vacuum
 check "delete by short id" eval 'ctl delete "${ids[0]:0:8}" 2>/dev/null'

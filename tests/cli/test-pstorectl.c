@@ -665,10 +665,11 @@ Test(pstorectl, status)
 	_cleanup_free_ char *pstore = make_dir("pstore"), *sys = make_dir("sys");
 	_cleanup_free_ char *params = make_dir("sys/module/pstore/parameters");
 	_cleanup_free_ char *acpi = make_dir("sys/firmware/acpi/tables");
-	_cleanup_free_ char *pdir = NULL, *sdir = NULL;
+	_cleanup_free_ char *etc = make_dir("etc");
+	_cleanup_free_ char *pdir = NULL, *sdir = NULL, *cdir = NULL;
 	_cleanup_(store_freep) Store *s = NULL;
 	json_auto_t *v = NULL, *run = NULL;
-	json_t *p, *st;
+	json_t *p, *st, *u;
 	Run r;
 
 	write_text(pstore, "dmesg-erst-7300000000000000001", "Panic#1 Part1\nabc\n");
@@ -677,6 +678,9 @@ Test(pstorectl, status)
 	write_text(params, "backend", "erst\n");
 	write_text(params, "compress", "deflate\n");
 	write_text(acpi, "ERST", "ERST");
+	/* The crashes' target. */
+	write_text(etc, "pstored.conf",
+		   "[Target.collector]\nType=http-json\nURL=http://127.0.0.1:9/{id}\n");
 
 	cr_assert_eq(store_open(store_dir, 0, &s), 0);
 	run = json_pack("{s:I, s:I, s:s, s:i, s:i}", "started_at", T0, "finished_at", T0 + 2000000,
@@ -685,7 +689,8 @@ Test(pstorectl, status)
 
 	cr_assert(asprintf(&pdir, "--pstore-dir=%s", pstore) > 0);
 	cr_assert(asprintf(&sdir, "--sysfs-dir=%s", sys) > 0);
-	v = RUN_JSON("status", pdir, sdir, "--json");
+	cr_assert(asprintf(&cdir, "--config=%s/pstored.conf", etc) > 0);
+	v = RUN_JSON("status", pdir, sdir, cdir, "--json");
 	p = json_object_get(v, "pstore");
 	st = json_object_get(v, "store");
 	cr_assert_eq(json_is_false(json_object_get(p, "mounted")), true);
@@ -704,21 +709,26 @@ Test(pstorectl, status)
 		1);
 	cr_assert(json_is_true(json_object_get(json_object_get(p, "erst"), "present")));
 	cr_assert_eq(json_integer_value(json_object_get(st, "crashes")), CRASHES);
-	cr_assert_eq(json_integer_value(json_object_get(st, "upload_waiting")),
-		     4); /* 0, 5, 10, 15 */
+	u = json_object_get(st, "upload");
+	cr_assert_eq(json_integer_value(json_object_get(u, "waiting")), 4); /* 0, 5, 10, 15 */
+	cr_assert_eq(json_integer_value(json_object_get(u, "failed")), 0);
+	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(u, "targets"), 0)),
+			 "collector");
 	cr_assert_gt(json_integer_value(json_object_get(st, "bytes")), 0);
 	cr_assert_str_eq(
 		json_string_value(json_object_get(json_object_get(st, "last_archive"), "result")),
 		"success");
 
-	r = RUN("status", pdir, sdir);
+	r = RUN("status", pdir, sdir, cdir);
 	cr_assert_eq(r.status, 0);
 	cr_assert_not_null(strstr(r.out, "is not mounted"), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "      Backend: erst\n"), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "   Parameters: backend=erst compress=deflate\n"));
 	cr_assert_not_null(strstr(r.out, "      Waiting: 3 records"));
 	cr_assert_not_null(strstr(r.out, "20 crashes"));
-	cr_assert_not_null(strstr(r.out, "       Upload: 4 crashes waiting\n"));
+	cr_assert_not_null(strstr(r.out, "       Upload: 4 crashes waiting, 0 failed (targets: "
+					 "collector)\n"),
+			   "%s", r.out);
 	cr_assert_not_null(strstr(r.out, " Last archive: Tue 2026-12-01 00:00:02 UTC, success, 2 "
 					 "crashes archived, 5 records erased\n"),
 			   "%s", r.out);
