@@ -11,22 +11,27 @@
 #include "table.h"
 
 /*
- * The cells' text lives in one growing buffer, each cell found by its offset:
- * a listing of 10,000 crashes is 70,000 cells, and one allocation each would
- * cost more than printing them.
+ * The cells' text lives in a few large chunks, each cell found by a pointer
+ * into one: a listing of 10,000 crashes is 70,000 cells, and one allocation
+ * each would cost more than printing them. Chunks are never moved, so that
+ * text is written (and its pages touched) once.
  */
+#define TABLE_CHUNK_SIZE (256 * 1024)
+
 struct Table {
 	size_t n_columns;
-	size_t *cells; /* n_rows * n_columns offsets into text, row after row; row 0: headers */
+	const char **cells; /* n_rows * n_columns, row after row; row 0: headers */
 	size_t n_rows, n_allocated;
-	char *text;
-	size_t text_size, text_allocated;
+	char **chunks;
+	size_t n_chunks;
+	char *free_text; /* the unused end of the last chunk */
+	size_t free_size;
 	bool *align_right;
 };
 
 static const char *cell(const Table *t, size_t row, size_t column)
 {
-	return t->text + t->cells[row * t->n_columns + column];
+	return t->cells[row * t->n_columns + column];
 }
 
 size_t utf8_width(const char *s)
@@ -64,7 +69,7 @@ static int table_append(Table *t, const char *const *cells)
 
 	if (t->n_rows == t->n_allocated) {
 		size_t a = t->n_allocated ? t->n_allocated * 2 : 64;
-		size_t *c = reallocarray(t->cells, a * n, sizeof(size_t));
+		const char **c = reallocarray(t->cells, a * n, sizeof(char *));
 
 		if (!c)
 			return -ENOMEM;
@@ -73,25 +78,30 @@ static int table_append(Table *t, const char *const *cells)
 	}
 	for (size_t i = 0; i < n; i++)
 		need += strlen(cells[i] ?: "-") + 1;
-	if (t->text_size + need > t->text_allocated) {
-		size_t a = MAX(t->text_allocated * 2, t->text_size + need + 4096);
-		char *p = realloc(t->text, a);
+	if (need > t->free_size) {
+		size_t size = MAX(need, (size_t)TABLE_CHUNK_SIZE);
+		char **c = reallocarray(t->chunks, t->n_chunks + 1, sizeof(char *));
 
-		if (!p)
+		if (!c)
 			return -ENOMEM;
-		t->text = p;
-		t->text_allocated = a;
+		t->chunks = c;
+		c[t->n_chunks] = malloc(size);
+		if (!c[t->n_chunks])
+			return -ENOMEM;
+		t->free_text = c[t->n_chunks++];
+		t->free_size = size;
 	}
 
 	for (size_t i = 0; i < n; i++) {
 		const char *s = cells[i] ?: "-";
-		char *w = t->text + t->text_size;
+		char *w = t->free_text;
 
-		t->cells[t->n_rows * n + i] = t->text_size;
+		t->cells[t->n_rows * n + i] = w;
 		for (; *s; s++)
 			*w++ = (unsigned char)*s < ' ' || *s == 0x7f ? ' ' : *s;
 		*w++ = '\0';
-		t->text_size = w - t->text;
+		t->free_size -= w - t->free_text;
+		t->free_text = w;
 	}
 	t->n_rows++;
 	return 0;
@@ -115,7 +125,9 @@ Table *table_free(Table *t)
 	if (!t)
 		return NULL;
 	free(t->cells);
-	free(t->text);
+	for (size_t i = 0; i < t->n_chunks; i++)
+		free(t->chunks[i]);
+	free(t->chunks);
 	free(t->align_right);
 	free(t);
 	return NULL;

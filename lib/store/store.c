@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +67,10 @@ struct StoreTxn {
 	TxnAppend *appends;
 	size_t n_appends;
 	uint64_t size;
-	json_t *summary; /* the index line, once prepared */
-	bool staged;	 /* the staging directory exists and was not renamed into place */
-	bool prepared;	 /* crash.json written: ready for store_txns_commit() */
+	json_t *summary;  /* the index line, once prepared */
+	bool staged;	  /* the staging directory exists and was not renamed into place */
+	bool prepared;	  /* crash.json written: ready for store_txns_commit() */
+	bool index_fresh; /* index_is_fresh() when the transaction began */
 };
 
 bool store_crash_id_is_valid(const char *id)
@@ -150,16 +152,22 @@ static int store_remove_leftovers(Store *s)
 	return r;
 }
 
+static int index_write_empty(Store *s);
+
 int store_open(const char *dir, StoreOpenFlags flags, Store **ret)
 {
 	_cleanup_(store_freep) Store *s = NULL;
+	bool created = false;
 	struct stat st;
 
 	if (!dir || !*dir || ((flags & STORE_CREATE) && (flags & STORE_READONLY)))
 		return -EINVAL;
 
-	if ((flags & STORE_CREATE) && mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
+	if ((flags & STORE_CREATE) && mkdir(dir, 0700) < 0) {
+		if (errno != EEXIST)
+			return -errno;
+	} else if (flags & STORE_CREATE)
+		created = true;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -185,6 +193,9 @@ int store_open(const char *dir, StoreOpenFlags flags, Store **ret)
 		lock_fd = store_lock(s, false);
 		if (lock_fd >= 0)
 			(void)store_remove_leftovers(s);
+		/* A new store's index: empty, and stamped, as nothing is in the directory. */
+		if (lock_fd >= 0 && created)
+			(void)index_write_empty(s);
 	}
 
 	*ret = TAKE_PTR(s);
@@ -502,6 +513,102 @@ static int index_append_tombstone(Store *s, const char *id)
 	return index_append_text(s, line, strlen(line));
 }
 
+/*
+ * The stamp, a line of its own:
+ *
+ *	"#" TAB MTIME_SEC TAB MTIME_NSEC TAB NLINK TAB SIZE TAB INODE
+ *
+ * is the store directory's stat(2) as a writer saw it after its change, when
+ * the index agreed with the crash directories before that change. Crash
+ * directories come and go only by entries in the store directory, which
+ * change its mtime (and its link count and, on most file systems, its size):
+ * as long as the directory still matches the last stamp, the index holds
+ * every crash there is and listing need not read the directory.
+ */
+#define INDEX_STAMP_MAX 128
+
+typedef struct IndexStamp {
+	int64_t sec, nsec;
+	uint64_t nlink, size, ino;
+} IndexStamp;
+
+static int index_stamp_of_dir(Store *s, IndexStamp *ret)
+{
+	struct stat st;
+
+	if (fstat(s->dir_fd, &st) < 0)
+		return -errno;
+	*ret = (IndexStamp){st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_nlink, st.st_size,
+			    st.st_ino};
+	return 0;
+}
+
+/* Parses a stamp line, p ... eol (the newline). */
+static int index_stamp_parse(const char *p, const char *eol, IndexStamp *ret)
+{
+	char buf[INDEX_STAMP_MAX];
+	IndexStamp x = {};
+	int n = -1;
+
+	if (eol - p >= (ptrdiff_t)sizeof(buf) || eol == p || *p != '#')
+		return -EBADMSG;
+	memcpy(buf, p, eol - p);
+	buf[eol - p] = '\0';
+	if (sscanf(buf, "#\t%" SCNd64 "\t%" SCNd64 "\t%" SCNu64 "\t%" SCNu64 "\t%" SCNu64 "%n",
+		   &x.sec, &x.nsec, &x.nlink, &x.size, &x.ino, &n) != 5 ||
+	    n != eol - p)
+		return -EBADMSG;
+	*ret = x;
+	return 0;
+}
+
+static bool index_stamp_matches(Store *s, const IndexStamp *stamp)
+{
+	IndexStamp now;
+
+	return index_stamp_of_dir(s, &now) >= 0 && memcmp(&now, stamp, sizeof(now)) == 0;
+}
+
+/* True if the index's last line is a stamp that the directory still matches. Lock held. */
+static bool index_is_fresh(Store *s)
+{
+	_cleanup_close_ int fd = -1;
+	char buf[INDEX_STAMP_MAX + 1];
+	const char *p;
+	IndexStamp stamp;
+	struct stat st;
+	ssize_t n;
+
+	fd = openat(s->dir_fd, INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < 2)
+		return false;
+	n = pread(fd, buf, MIN((off_t)sizeof(buf), st.st_size),
+		  st.st_size - MIN((off_t)sizeof(buf), st.st_size));
+	if (n < 2 || buf[n - 1] != '\n')
+		return false;
+	for (p = buf + n - 1; p > buf && p[-1] != '\n'; p--)
+		;
+	if (p == buf && n == (ssize_t)sizeof(buf))
+		return false; /* the last line is longer than a stamp */
+	return index_stamp_parse(p, buf + n - 1, &stamp) >= 0 && index_stamp_matches(s, &stamp);
+}
+
+/* Appends the stamp of the directory as it is now. Lock held. */
+static int index_append_stamp(Store *s)
+{
+	char line[INDEX_STAMP_MAX];
+	IndexStamp x = {};
+	int r;
+
+	r = index_stamp_of_dir(s, &x);
+	if (r < 0)
+		return r;
+	snprintf(line, sizeof(line),
+		 "#\t%" PRId64 "\t%" PRId64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", x.sec,
+		 x.nsec, x.nlink, x.size, x.ino);
+	return index_append_text(s, line, strlen(line));
+}
+
 static int index_append_crash(Store *s, json_t *crash)
 {
 	json_auto_t *summary = NULL;
@@ -544,6 +651,8 @@ static int index_read(Store *s, json_t *map)
 			break; /* a writer was interrupted mid-line: the line never happened */
 		line[n - 1] = '\0';
 		lines++;
+		if (line[0] == '#')
+			continue; /* a stamp */
 		k = index_line_split(line, columns);
 		if (k == 2) {
 			(void)json_object_del(map, columns[COLUMN_ID]);
@@ -571,11 +680,11 @@ static int index_write(Store *s, json_t *map)
 	size_t len = 0, allocated = 0;
 	const char *id;
 	json_t *summary;
+	int r;
 
 	json_object_foreach(map, id, summary) {
 		_cleanup_free_ char *text = NULL;
 		size_t l;
-		int r;
 
 		r = index_line_format(summary, &text, &l);
 		if (r < 0)
@@ -592,7 +701,18 @@ static int index_write(Store *s, json_t *map)
 		memcpy(buf + len, text, l);
 		len += l;
 	}
-	return write_file_atomic_at(s->dir_fd, INDEX_FILE, buf ?: "", len);
+	r = write_file_atomic_at(s->dir_fd, INDEX_FILE, buf ?: "", len);
+	if (r < 0)
+		return r;
+	/* Every caller checked map against the directories, under the lock. */
+	return index_append_stamp(s);
+}
+
+static int index_write_empty(Store *s)
+{
+	json_auto_t *map = json_object();
+
+	return map ? index_write(s, map) : -ENOMEM;
 }
 
 /*
@@ -730,7 +850,8 @@ static int store_index(Store *s, json_t **ret_map)
 	int r;
 
 	r = index_load(s, &map);
-	if (r > 0 && !(s->flags & STORE_READONLY)) {
+	/* Rewritten also when it lacks a stamp, so that listing can skip the directory. */
+	if (r >= 0 && (r > 0 || !index_is_fresh(s)) && !(s->flags & STORE_READONLY)) {
 		_cleanup_close_ int lock_fd = store_lock(s, false);
 
 		if (lock_fd >= 0) {
@@ -738,7 +859,7 @@ static int store_index(Store *s, json_t **ret_map)
 			json_decref(map);
 			map = NULL;
 			r = index_load(s, &map);
-			if (r > 0)
+			if (r > 0 || (r == 0 && !index_is_fresh(s)))
 				(void)index_write(s, map);
 		}
 	}
@@ -770,7 +891,11 @@ struct StoreListing {
 	size_t n_entries, n_allocated;
 	char *strings; /* the index entries' strings, NUL-terminated, one after another */
 	size_t strings_size;
-	json_t *loaded; /* summaries of crashes the index lacked, owning their strings */
+	const char *index; /* the mapped index, which the summaries point into */
+	size_t index_size;
+	json_t *loaded;	    /* summaries of crashes the index lacked, owning their strings */
+	char **loaded_text; /* and those summaries as JSON */
+	size_t n_loaded_text;
 };
 
 StoreListing *store_listing_free(StoreListing *l)
@@ -780,7 +905,12 @@ StoreListing *store_listing_free(StoreListing *l)
 	free(l->entries);
 	if (l->strings)
 		munmap(l->strings, l->strings_size);
+	if (l->index)
+		munmap((void *)l->index, l->index_size);
 	json_decref(l->loaded);
+	for (size_t i = 0; i < l->n_loaded_text; i++)
+		free(l->loaded_text[i]);
+	free(l->loaded_text);
 	free(l);
 	return NULL;
 }
@@ -821,6 +951,7 @@ static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
 	json_auto_t *crash = NULL;
 	json_t *summary;
 	StoreListEntry *e;
+	char **text;
 	int r;
 
 	/* Not a whole crash (or unreadable): not listed, like a stray file. */
@@ -830,6 +961,13 @@ static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
 	if (r < 0)
 		return r;
 	if (json_array_append_new(l->loaded, summary) < 0)
+		return -ENOMEM;
+	text = reallocarray(l->loaded_text, l->n_loaded_text + 1, sizeof(char *));
+	if (!text)
+		return -ENOMEM;
+	l->loaded_text = text;
+	text[l->n_loaded_text] = json_dumps(summary, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text[l->n_loaded_text])
 		return -ENOMEM;
 	e = listing_add(l);
 	if (!e)
@@ -844,14 +982,17 @@ static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
 		.upload = store_upload_state(json_object_get(summary, "upload")),
 		.headline = json_string_value(json_object_get(summary, "message"))
 				    ?: string_or_empty(summary, "function"),
+		.summary = text[l->n_loaded_text],
+		.summary_len = strlen(text[l->n_loaded_text]),
 	};
+	l->n_loaded_text++;
 	return 0;
 }
 
 /* One line of the mapped index; column c is start[begin(c) ... end[c]). */
 typedef struct IndexLine {
 	const char *start;
-	uint32_t end[COLUMN_SUMMARY];
+	uint32_t end[_COLUMN_MAX]; /* end[COLUMN_SUMMARY]: the newline */
 	uint64_t time;
 	size_t line;
 	bool deleted;
@@ -905,6 +1046,7 @@ static int index_line_parse(const char *p, const char *eol, size_t line, IndexLi
 	}
 	if (n != COLUMN_SUMMARY)
 		return -EBADMSG;
+	x.end[COLUMN_SUMMARY] = (uint32_t)(eol - p);
 	for (uint32_t i = column_begin(&x, COLUMN_TIME); i < x.end[COLUMN_TIME]; i++) {
 		if (p[i] < '0' || p[i] > '9' || x.time > (UINT64_MAX - 9) / 10)
 			return -EBADMSG;
@@ -914,17 +1056,29 @@ static int index_line_parse(const char *p, const char *eol, size_t line, IndexLi
 	return 0;
 }
 
-/* The index's lines, the last line of each id winning, tombstones dropped; sorted by id. */
-static int index_lines_parse(const char *buf, size_t len, IndexLine **ret, size_t *ret_n)
+/*
+ * The index's lines, the last line of each id winning, tombstones dropped;
+ * sorted by id. *ret_stamped tells whether the directory matches the last stamp.
+ */
+static int index_lines_parse(Store *s, const char *buf, size_t len, IndexLine **ret, size_t *ret_n,
+			     bool *ret_stamped)
 {
 	_cleanup_free_ IndexLine *v = NULL;
 	size_t n = 0, allocated = 0, k = 0;
+	const char *stamp = NULL, *stamp_eol = NULL;
+	IndexStamp x;
 	int r;
 
 	for (const char *p = buf, *eol; p < buf + len; p = eol + 1) {
 		eol = memchr(p, '\n', buf + len - p);
 		if (!eol)
 			break; /* a torn last line never happened */
+		if (*p == '#') {
+			/* Every change appends one: only the last tells. */
+			stamp = p;
+			stamp_eol = eol;
+			continue;
+		}
 		if (n == allocated) {
 			size_t a = MAX(allocated * 2, 256);
 			IndexLine *w = reallocarray(v, a, sizeof(*w));
@@ -940,15 +1094,22 @@ static int index_lines_parse(const char *buf, size_t len, IndexLine **ret, size_
 		n++;
 	}
 
-	qsort(v, n, sizeof(*v), compare_index_lines);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), compare_index_lines);
 	for (size_t i = 0; i < n; i++) {
 		if (i + 1 < n && memcmp(v[i].start, v[i + 1].start, STORE_CRASH_ID_LEN) == 0)
 			continue;
 		if (!v[i].deleted)
 			v[k++] = v[i];
 	}
+	if (stamp) {
+		r = index_stamp_parse(stamp, stamp_eol, &x);
+		if (r < 0)
+			return r;
+	}
 	*ret = TAKE_PTR(v);
 	*ret_n = k;
+	*ret_stamped = stamp && index_stamp_matches(s, &x);
 	return 0;
 }
 
@@ -1081,6 +1242,9 @@ static int listing_copy_strings(StoreListing *l, IndexLine *const *keep, size_t 
 			.signature = col[COLUMN_SIGNATURE],
 			.upload = col[COLUMN_UPLOAD],
 			.headline = col[COLUMN_HEADLINE],
+			.summary = keep[i]->start + column_begin(keep[i], COLUMN_SUMMARY),
+			.summary_len = keep[i]->end[COLUMN_SUMMARY] -
+				       column_begin(keep[i], COLUMN_SUMMARY),
 		};
 	}
 	return 0;
@@ -1095,6 +1259,7 @@ int store_list_entries(Store *s, StoreListing **ret)
 	_cleanup_free_ size_t *missing = NULL;
 	size_t n_lines = 0, n_dirs = 0, n_keep = 0, n_missing = 0, len = 0, i = 0;
 	const char *index = NULL;
+	bool stamped = false;
 	int r;
 
 	l = calloc(1, sizeof(*l));
@@ -1107,23 +1272,30 @@ int store_list_entries(Store *s, StoreListing **ret)
 	r = index_map(s, &index, &len);
 	if (r < 0)
 		return r;
-	r = index ? index_lines_parse(index, len, &lines, &n_lines) : 0;
+	r = index ? index_lines_parse(s, index, len, &lines, &n_lines, &stamped) : 0;
 	/* A corrupt index: list from the crash directories; a writer repairs it. */
 	if (r == -EBADMSG)
 		n_lines = 0;
 	else if (r < 0)
 		goto out;
 
-	r = crash_dir_names(s, &dirs, &n_dirs);
-	if (r < 0)
-		goto out;
-	keep = calloc(MIN(n_lines, n_dirs) + 1, sizeof(*keep));
+	/* Unless the store directory is as a writer left it after checking the index (then the
+	 * index holds every crash, and only those), the crash directories tell. */
+	if (!stamped) {
+		r = crash_dir_names(s, &dirs, &n_dirs);
+		if (r < 0)
+			goto out;
+	}
+	keep = calloc((stamped ? n_lines : MIN(n_lines, n_dirs)) + 1, sizeof(*keep));
 	missing = calloc(n_dirs + 1, sizeof(*missing));
 	if (!keep || !missing) {
 		r = -ENOMEM;
 		goto out;
 	}
 
+	if (stamped)
+		for (; n_keep < n_lines; n_keep++)
+			keep[n_keep] = &lines[n_keep];
 	/* Both sorted by id: an indexed crash whose directory is gone is dropped, a directory
 	 * the index lacks is read from its crash.json. */
 	for (size_t j = 0; j < n_dirs; j++) {
@@ -1150,6 +1322,9 @@ int store_list_entries(Store *s, StoreListing **ret)
 		goto out;
 
 	qsort(l->entries, l->n_entries, sizeof(*l->entries), compare_entries);
+	/* The summaries point into the mapping: the listing keeps it. */
+	l->index = TAKE_PTR(index);
+	l->index_size = len;
 	*ret = TAKE_PTR(l);
 	r = 0;
 out:
@@ -1243,6 +1418,7 @@ int store_update_crash(Store *s, const char *id, json_t *crash)
 {
 	_cleanup_close_ int lock_fd = -1, crash_fd = -1;
 	json_t *cid = json_object_get(crash, "id");
+	bool fresh;
 	int r;
 
 	if (!json_is_object(crash) || !json_is_string(cid) || !streq(json_string_value(cid), id))
@@ -1253,22 +1429,26 @@ int store_update_crash(Store *s, const char *id, json_t *crash)
 	crash_fd = open_crash_dir(s, id);
 	if (crash_fd < 0)
 		return crash_fd;
+	fresh = index_is_fresh(s);
 	r = crash_json_write(crash_fd, crash, true);
 	if (r < 0)
 		return r;
 	/* crash.json is the truth; should this fail, listing repairs the index. */
-	(void)index_append_crash(s, crash);
+	if (index_append_crash(s, crash) >= 0 && fresh)
+		(void)index_append_stamp(s);
 	return 0;
 }
 
 static int store_delete_locked(Store *s, const char *id)
 {
 	char deleted[sizeof(DELETED_PREFIX) + STORE_CRASH_ID_LEN];
+	bool fresh;
 	int r;
 
 	if (!store_crash_id_is_valid(id))
 		return -EINVAL;
 	snprintf(deleted, sizeof(deleted), DELETED_PREFIX "%s", id);
+	fresh = index_is_fresh(s);
 
 	/* Hide it first, atomically, then take it apart. */
 	if (renameat(s->dir_fd, id, s->dir_fd, deleted) < 0)
@@ -1276,11 +1456,13 @@ static int store_delete_locked(Store *s, const char *id)
 	if (fsync(s->dir_fd) < 0)
 		return -errno;
 
-	(void)index_append_tombstone(s, id);
+	fresh = index_append_tombstone(s, id) >= 0 && fresh;
 
 	r = rm_rf_at(s->dir_fd, deleted);
 	if (r < 0)
 		return r;
+	if (fresh)
+		(void)index_append_stamp(s);
 	return 0;
 }
 
@@ -1318,7 +1500,7 @@ int store_vacuum(Store *s, const StoreVacuumLimits *limits, uint64_t now, json_t
 	r = index_load(s, &map);
 	if (r < 0)
 		return r;
-	if (r > 0)
+	if (r > 0 || !index_is_fresh(s))
 		(void)index_write(s, map);
 	r = map_to_sorted_array(map, &summaries);
 	if (r < 0)
@@ -1383,6 +1565,7 @@ int store_txn_begin(Store *s, const char *id, StoreTxn **ret)
 	t->locked = true;
 	if (faccessat(s->dir_fd, id, F_OK, AT_SYMLINK_NOFOLLOW) >= 0)
 		return -EEXIST;
+	t->index_fresh = index_is_fresh(s);
 
 	/* A staging directory of this id is a leftover of a killed run: start afresh. */
 	(void)rm_rf_at(s->dir_fd, t->staging);
@@ -1548,6 +1731,7 @@ int store_txn_prepare(StoreTxn *t, json_t *crash)
  */
 int store_txns_commit(StoreTxn *const *txns, size_t n)
 {
+	bool fresh = false;
 	Store *s;
 
 	if (n == 0)
@@ -1567,9 +1751,18 @@ int store_txns_commit(StoreTxn *const *txns, size_t n)
 	if (fsync(s->dir_fd) < 0)
 		return -errno;
 
-	/* The crashes are durable; the index is a cache that listing repairs should this fail. */
-	for (size_t i = 0; i < n; i++)
-		(void)index_append(s, txns[i]->summary);
+	/*
+	 * The crashes are durable; the index is a cache that listing repairs should this
+	 * fail. Its stamp says that it holds every crash: true if it did when a transaction
+	 * of the batch began, as every change since was this batch's, under the write lock.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		if (index_append(s, txns[i]->summary) < 0)
+			return 0;
+		fresh = fresh || txns[i]->index_fresh;
+	}
+	if (fresh)
+		(void)index_append_stamp(s);
 	return 0;
 }
 

@@ -71,6 +71,9 @@ typedef struct StoreListEntry {
 	const char *signature;
 	const char *upload;   /* store_upload_state() of the crash */
 	const char *headline; /* the analysis message, else the function */
+	/* The store_crash_summary() as compact JSON, not NUL-terminated. */
+	const char *summary;
+	size_t summary_len;
 } StoreListEntry;
 
 typedef struct StoreListing StoreListing;

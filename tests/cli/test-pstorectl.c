@@ -285,6 +285,33 @@ Test(pstorectl, list_json_short_is_one_line)
 	cr_assert_eq(count_lines(r.out), 1);
 }
 
+Test(pstorectl, list_json_short_escapes_non_ascii)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	json_auto_t *crash = NULL, *pretty = NULL, *shrt = NULL;
+	Run r;
+
+	cr_assert_eq(store_open(store_dir, 0, &s), 0);
+	cr_assert_eq(store_load_crash(s, ids[2], &crash), 0);
+	cr_assert_eq(json_object_set_new(json_object_get(crash, "analysis"), "message",
+					 json_string("BUG: \xc3\xbc"
+						     "ber \xe2\x98\x83")),
+		     0);
+	cr_assert_eq(store_update_crash(s, ids[2], crash), 0);
+
+	/* The short form is written from the index's text, the pretty one parsed: the same JSON. */
+	r = RUN("--json=short", "list");
+	cr_assert_eq(r.status, 0);
+	for (const char *p = r.out; *p; p++)
+		cr_assert_lt((unsigned char)*p, 0x80, "not ASCII: %s", r.out);
+	shrt = json_loads(r.out, 0, NULL);
+	pretty = RUN_JSON("--json", "list");
+	cr_assert(json_equal(pretty, shrt));
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(shrt, 2), "message")),
+			 "BUG: \xc3\xbc"
+			 "ber \xe2\x98\x83");
+}
+
 Test(pstorectl, list_filters)
 {
 	json_auto_t *oops = RUN_JSON("--json", "list", "--reason=oops");

@@ -110,6 +110,8 @@ Test(listing, columns_match_the_summaries)
 		cr_assert_str_eq(e->kernel_version, "6.1.0-test");
 		cr_assert_str_eq(e->signature, "sig-1");
 		cr_assert_str_eq(e->upload, store_upload_state(json_object_get(sum, "upload")));
+		json_auto_t *text = json_loadb(e->summary, e->summary_len, 0, NULL);
+		cr_assert(json_equal(text, sum), "summary %.*s", (int)e->summary_len, e->summary);
 	}
 	/* Oldest first; the headline is the message, else the function; no tab or newline. */
 	cr_assert_str_eq(store_listing_entry(l, 0)->id, a);
@@ -188,6 +190,45 @@ Test(listing, index_repairs)
 	l = listing(ro);
 	cr_assert_eq(store_listing_size(l), 1);
 	cr_assert_str_eq(store_listing_entry(l, 0)->id, b);
+	store_listing_free(l);
+}
+
+/*
+ * The index ends in a stamp of the store directory, which spares listing the
+ * directory while it still matches. A crash moved in by hand changes the
+ * directory; a writer that then commits another crash must not stamp the
+ * index as if it held both.
+ */
+Test(listing, stamp_only_after_a_checked_index)
+{
+	_cleanup_(store_freep) Store *s = NULL, *other = NULL;
+	char a[STORE_CRASH_ID_LEN + 1], c[STORE_CRASH_ID_LEN + 1], d[STORE_CRASH_ID_LEN + 1];
+	char from[PATH_MAX], to[PATH_MAX], other_dir[sizeof(dir) + 8];
+	StoreListing *l;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "a", 1000, NULL, NULL, a);
+	snprintf(other_dir, sizeof(other_dir), "%s/other", dir);
+	cr_assert_eq(store_open(other_dir, STORE_CREATE, &other), 0);
+	add_crash(other, "c", 2000, NULL, NULL, c);
+
+	snprintf(from, sizeof(from), "%s/%s", other_dir, c);
+	snprintf(to, sizeof(to), "%s/%s", store_dir, c);
+	cr_assert_eq(rename(from, to), 0);
+	add_crash(s, "d", 3000, NULL, NULL, d);
+
+	l = listing(s);
+	cr_assert_eq(store_listing_size(l), 3);
+	cr_assert_str_eq(store_listing_entry(l, 0)->id, a);
+	cr_assert_str_eq(store_listing_entry(l, 1)->id, c);
+	cr_assert_str_eq(store_listing_entry(l, 2)->id, d);
+	store_listing_free(l);
+
+	/* Taken out by hand again: gone from the listing, though the index names it. */
+	cr_assert_eq(rename(to, from), 0);
+	l = listing(s);
+	cr_assert_eq(store_listing_size(l), 2);
+	cr_assert_str_eq(store_listing_entry(l, 1)->id, d);
 	store_listing_free(l);
 }
 
