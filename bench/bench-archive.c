@@ -11,14 +11,19 @@
  * "pstored --version".
  *
  *   bench-archive [--crashes=N] [--parts=N] [--part-size=BYTES] [--rounds=N]
- *                 [--dir=DIR] [--journald-pid=PID] [--keep] PSTORED SYSTEMD_PSTORE
+ *                 [--dir=DIR] [--pstore-base=DIR] [--journald-pid=PID] [--keep]
+ *                 PSTORED SYSTEMD_PSTORE
  *
  * Both programs send to the journal, so run it against a journald of its own:
  * bench/bench-archive.sh (make bench-archive) starts one in a private mount
  * namespace and passes its pid, which lets each run start with journald idle
  * (SIGRTMIN+1, then /run/systemd/journal/synced). DIR (default $TMPDIR or
  * /var/tmp) should be on the disk the store lives on: pstored fsyncs, and
- * systemd-pstore does not.
+ * systemd-pstore does not. The fake pstores go below --pstore-base (default:
+ * DIR): /sys/fs/pstore is RAM, never the store's disk, and a fake pstore on
+ * that disk would be written back by the store's syncs and make each unlink
+ * free disk blocks, which no real pstore does. bench-archive.sh puts them on
+ * a tmpfs of their own.
  */
 
 #include <dirent.h>
@@ -48,7 +53,7 @@
 #define STARTUP_RUNS 20
 
 static unsigned arg_crashes = 100, arg_parts = 10, arg_part_size = 10240, arg_rounds = 3;
-static const char *arg_dir;
+static const char *arg_dir, *arg_pstore_base;
 static pid_t arg_journald_pid;
 static bool arg_keep;
 static const char *arg_pstored, *arg_systemd_pstore;
@@ -230,14 +235,15 @@ static int run(const char *const *argv, const char *log, Run *ret)
 	return 0;
 }
 
-/* One archiving run on a fresh pstore: into <base>/<round>-<name>-{pstore,out}. */
-static int archive_round(const char *base, unsigned round, bool pstored, Run *ret)
+/* One archiving run of a fresh <pbase>/<round>-<name>-pstore into <base>/<round>-<name>-out. */
+static int archive_round(const char *base, const char *pbase, unsigned round, bool pstored,
+			 Run *ret)
 {
 	_cleanup_free_ char *src = NULL, *dst = NULL, *log = NULL, *opt_src = NULL, *opt_dst = NULL;
 	const char *name = pstored ? "pstored" : "systemd-pstore";
 	int r, left, crashes;
 
-	if (asprintf(&src, "%s/%u-%s-pstore", base, round, name) < 0 ||
+	if (asprintf(&src, "%s/%u-%s-pstore", pbase, round, name) < 0 ||
 	    asprintf(&dst, "%s/%u-%s-out", base, round, name) < 0 ||
 	    asprintf(&log, "%s/%u-%s.log", base, round, name) < 0 ||
 	    asprintf(&opt_src, "--pstore-dir=%s", src) < 0 ||
@@ -289,7 +295,7 @@ static usec_t median(usec_t *v, unsigned n)
 	return v[n / 2];
 }
 
-static int bench_archive(const char *base)
+static int bench_archive(const char *base, const char *pbase)
 {
 	_cleanup_free_ usec_t *ours = calloc(arg_rounds, sizeof(usec_t));
 	_cleanup_free_ usec_t *theirs = calloc(arg_rounds, sizeof(usec_t));
@@ -300,9 +306,9 @@ static int bench_archive(const char *base)
 	if (!ours || !theirs)
 		return log_oom();
 	printf("archiving %u crashes of %u ERST dmesg parts of %u bytes (%u records, %u KiB), "
-	       "%u rounds, in %s\n",
+	       "%u rounds, from %s into %s\n",
 	       arg_crashes, arg_parts, arg_part_size, arg_crashes * arg_parts,
-	       arg_crashes * arg_parts * arg_part_size / 1024, arg_rounds, base);
+	       arg_crashes * arg_parts * arg_part_size / 1024, arg_rounds, pbase, base);
 	for (unsigned i = 0; i < arg_rounds; i++) {
 		Run p, s;
 
@@ -310,7 +316,7 @@ static int bench_archive(const char *base)
 		for (unsigned k = 0; k < 2; k++) {
 			bool pstored = (k == 0) == (i % 2 == 0);
 
-			r = archive_round(base, i, pstored, pstored ? &p : &s);
+			r = archive_round(base, pbase, i, pstored, pstored ? &p : &s);
 			if (r < 0)
 				return r;
 		}
@@ -399,6 +405,7 @@ static int parse_argv(int argc, char *argv[])
 		ARG_PART_SIZE,
 		ARG_ROUNDS,
 		ARG_DIR,
+		ARG_PSTORE_BASE,
 		ARG_JOURNALD_PID,
 		ARG_KEEP
 	};
@@ -408,6 +415,7 @@ static int parse_argv(int argc, char *argv[])
 		{"part-size", required_argument, NULL, ARG_PART_SIZE},
 		{"rounds", required_argument, NULL, ARG_ROUNDS},
 		{"dir", required_argument, NULL, ARG_DIR},
+		{"pstore-base", required_argument, NULL, ARG_PSTORE_BASE},
 		{"journald-pid", required_argument, NULL, ARG_JOURNALD_PID},
 		{"keep", no_argument, NULL, ARG_KEEP},
 		{},
@@ -432,6 +440,9 @@ static int parse_argv(int argc, char *argv[])
 		case ARG_DIR:
 			arg_dir = optarg;
 			break;
+		case ARG_PSTORE_BASE:
+			arg_pstore_base = optarg;
+			break;
 		case ARG_JOURNALD_PID:
 			r = parse_unsigned(optarg, "--journald-pid", &pid);
 			arg_journald_pid = (pid_t)pid;
@@ -451,7 +462,8 @@ static int parse_argv(int argc, char *argv[])
 		return log_error_errno(EINVAL,
 				       "Usage: bench-archive [--crashes=N] [--parts=N] "
 				       "[--part-size=BYTES] [--rounds=N] [--dir=DIR] "
-				       "[--journald-pid=PID] [--keep] PSTORED SYSTEMD_PSTORE");
+				       "[--pstore-base=DIR] [--journald-pid=PID] [--keep] PSTORED "
+				       "SYSTEMD_PSTORE");
 	arg_pstored = argv[optind];
 	arg_systemd_pstore = argv[optind + 1];
 	return 1;
@@ -459,7 +471,7 @@ static int parse_argv(int argc, char *argv[])
 
 int main(int argc, char *argv[])
 {
-	_cleanup_free_ char *base = NULL;
+	_cleanup_free_ char *base = NULL, *pbase = NULL;
 	int r;
 
 	r = parse_argv(argc, argv);
@@ -471,14 +483,24 @@ int main(int argc, char *argv[])
 	    !mkdtemp(base))
 		return log_error_errno(errno, "Failed to create a directory for the runs: %m"),
 		       EXIT_FAILURE;
+	if (arg_pstore_base &&
+	    (asprintf(&pbase, "%s/bench-archive.XXXXXX", arg_pstore_base) < 0 || !mkdtemp(pbase))) {
+		r = log_error_errno(errno, "Failed to create a directory for the pstores in %s: %m",
+				    arg_pstore_base);
+		(void)rm_rf_at(AT_FDCWD, base);
+		return EXIT_FAILURE;
+	}
 
-	r = bench_archive(base);
+	r = bench_archive(base, pbase ?: base);
 	if (r >= 0)
 		r = bench_startup(base);
 
 	if (arg_keep)
-		printf("runs kept in %s\n", base);
-	else
+		printf("runs kept in %s%s%s\n", base, pbase ? " and " : "", pbase ?: "");
+	else {
 		(void)rm_rf_at(AT_FDCWD, base);
+		if (pbase)
+			(void)rm_rf_at(AT_FDCWD, pbase);
+	}
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -19,5 +19,11 @@ for f in /etc/systemd/pstore.conf /etc/systemd/pstore.conf.d; do
 	if [ -d "$f" ]; then mount -t tmpfs tmpfs "$f"; else mount --bind /dev/null "$f"; fi
 done
 
-"$top_builddir/bench/bench-archive" --journald-pid="$JOURNALD_PID" "$@" \
-	"$top_builddir/daemon/pstored" "$SYSTEMD_PSTORE"
+# The fake pstores on a tmpfs, as /sys/fs/pstore is RAM (see bench-archive.c).
+PSTORE_BASE=$(mktemp -d /tmp/bench-archive-pstore.XXXXXX)
+mount -t tmpfs -o mode=0700 tmpfs "$PSTORE_BASE"
+rc=0
+"$top_builddir/bench/bench-archive" --journald-pid="$JOURNALD_PID" --pstore-base="$PSTORE_BASE" "$@" \
+	"$top_builddir/daemon/pstored" "$SYSTEMD_PSTORE" || rc=$?
+umount "$PSTORE_BASE" && rmdir "$PSTORE_BASE"
+exit "$rc"

@@ -38,6 +38,20 @@
 #include "store/store.h"
 #include "time-util.h"
 
+/*
+ * A crash written to the store's staging area in this run, waiting for the
+ * commit of its batch before it is journaled and erased.
+ */
+typedef struct Staged {
+	const PstoreCrash *crash;
+	StoreTxn *txn;
+	json_t *doc;
+	char id[STORE_CRASH_ID_LEN + 1];
+} Staged;
+
+/* Crashes committed together; bounds the memory that a batch holds. */
+#define STAGED_MAX 64
+
 typedef struct Archive {
 	const PstoredConfig *config;
 	const char *pstore_dir;
@@ -48,6 +62,8 @@ typedef struct Archive {
 	sd_journal *journal_reader;
 	char boot_id[SD_ID128_STRING_MAX], machine_id[SD_ID128_STRING_MAX];
 	unsigned archived, already, dropped, failed;
+	Staged staged[STAGED_MAX];
+	size_t n_staged;
 } Archive;
 
 /* Where a crash's log is assembled: its dmesg.txt in the store, or a memfd. */
@@ -511,7 +527,7 @@ static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTx
 	}
 
 	if (txn) {
-		r = store_txn_commit(txn, crash);
+		r = store_txn_prepare(txn, crash);
 		if (r < 0) {
 			mapped_done(&log);
 			return log_error_errno(r,
@@ -527,16 +543,12 @@ static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTx
 }
 
 /* The document and log of a crash that a previous run stored. */
-static int load_stored_crash(Archive *a, const char *id, json_t **ret_crash, Mapped *ret_log)
+static int map_stored_log(Archive *a, const char *id, Mapped *ret_log)
 {
 	_cleanup_free_ char *path = NULL;
 	_cleanup_close_ int fd = -1;
-	json_auto_t *crash = NULL;
 	int r;
 
-	r = store_load_crash(a->store, id, &crash);
-	if (r < 0)
-		return log_error_errno(r, "%s: cannot load crash %s: %m", store_path(a->store), id);
 	r = store_crash_path(a->store, id, "dmesg.txt", &path);
 	if (r < 0)
 		return log_oom();
@@ -550,6 +562,20 @@ static int load_stored_crash(Archive *a, const char *id, json_t **ret_crash, Map
 		if (r < 0)
 			return log_error_errno(r, "%s: cannot map: %m", path);
 	}
+	return 0;
+}
+
+static int load_stored_crash(Archive *a, const char *id, json_t **ret_crash, Mapped *ret_log)
+{
+	json_auto_t *crash = NULL;
+	int r;
+
+	r = store_load_crash(a->store, id, &crash);
+	if (r < 0)
+		return log_error_errno(r, "%s: cannot load crash %s: %m", store_path(a->store), id);
+	r = map_stored_log(a, id, ret_log);
+	if (r < 0)
+		return r;
 	*ret_crash = TAKE_PTR(crash);
 	return 0;
 }
@@ -596,6 +622,16 @@ static void test_step_delay(const char *step, const char *id)
 			       .tv_nsec = (long)(delay % USEC_PER_SEC) * 1000};
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+static void log_archived(const PstoreCrash *c, const char *id)
+{
+	size_t n = 0;
+
+	while (pstore_crash_record(c, n))
+		n++;
+	log_info("Archived %s %s (%zu record%s from %s).", crash_kind_description(c->kind), id, n,
+		 n == 1 ? "" : "s", c->key->name);
 }
 
 static int archive_crash(Archive *a, const PstoreCrash *c)
@@ -659,8 +695,19 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 		r = build_crash(a, c, id, txn, &crash, &log, &memfd);
 		if (r < 0)
 			return r;
-		log_info("Archived %s %s (%zu record%s from %s).", crash_kind_description(c->kind),
-			 id, n_records, n_records == 1 ? "" : "s", c->key->name);
+		/* A stored crash is archived once its batch is committed. */
+		if (!txn)
+			log_archived(c, id);
+	}
+	if (txn) {
+		/* Journaled and erased once its batch is durable: see archive_commit(). */
+		Staged *st = &a->staged[a->n_staged++];
+
+		mapped_done(&log);
+		a->archived++;
+		*st = (Staged){.crash = c, .txn = TAKE_PTR(txn), .doc = TAKE_PTR(crash)};
+		memcpy(st->id, id, sizeof(st->id));
+		return 0;
 	} else if (stored && a->journal && !logged) {
 		r = load_stored_crash(a, id, &crash, &log);
 		if (r < 0)
@@ -687,6 +734,65 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 		return 0;
 	test_step_delay("erasing", id);
 	return erase_crash(a, c);
+}
+
+/* The journal entry and the erasing of a crash that is durable in the store. */
+static int archive_staged_done(Archive *a, Staged *st)
+{
+	Mapped log = {};
+	int r;
+
+	log_archived(st->crash, st->id);
+	if (a->journal) {
+		r = map_stored_log(a, st->id, &log);
+		if (r < 0)
+			return r;
+		test_step_delay("the journal entry", st->id);
+		r = journal_send_crash(st->doc, log.data, log.len);
+		mapped_done(&log);
+		if (r < 0)
+			return log_error_errno(r,
+					       "Cannot send crash %s to the journal: %m; its "
+					       "records stay in pstore",
+					       st->id);
+	}
+	if (!a->unlink)
+		return 0;
+	test_step_delay("erasing", st->id);
+	return erase_crash(a, st->crash);
+}
+
+/*
+ * Makes the staged crashes durable in one commit (store_txns_commit() says in
+ * which order it syncs and renames), then journals and erases each. Nothing
+ * of a batch is journaled or erased before its commit returned: should it
+ * fail, every record of the batch stays in pstore for the next run.
+ */
+static void archive_commit(Archive *a)
+{
+	StoreTxn *txns[STAGED_MAX];
+	int r;
+
+	if (a->n_staged == 0)
+		return;
+	for (size_t i = 0; i < a->n_staged; i++)
+		txns[i] = a->staged[i].txn;
+	r = store_txns_commit(txns, a->n_staged);
+	if (r < 0) {
+		log_error_errno(r, "%s: cannot store %zu crashes: %m; their records stay in pstore",
+				store_path(a->store), a->n_staged);
+		a->failed += a->n_staged;
+		a->archived -= a->n_staged;
+	}
+	for (size_t i = 0; i < a->n_staged; i++) {
+		Staged *st = &a->staged[i];
+
+		if (r >= 0 && archive_staged_done(a, st) < 0)
+			a->failed++;
+		store_txn_free(st->txn);
+		json_decref(st->doc);
+	}
+	a->n_staged = 0;
 }
 
 /* The probe of pstore_scan(): records that are neither dmesg, logs nor mce may be raw CPER. */
@@ -799,7 +905,10 @@ int verb_archive(int argc, char *argv[])
 				 scan->n_crashes);
 		if (archive_crash(&a, &scan->crashes[i]) < 0)
 			a.failed++;
+		if (a.n_staged == STAGED_MAX)
+			archive_commit(&a);
 	}
+	archive_commit(&a);
 	sd_journal_close(a.journal_reader);
 
 	if (a.store)

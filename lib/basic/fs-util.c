@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +98,8 @@ int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size
 	return read_full_fd(fd, max, ret, ret_len);
 }
 
-int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size_t len)
+static int write_file(int dir_fd, const char *name, int flags, const void *buf, size_t len,
+		      bool sync)
 {
 	_cleanup_close_ int fd = -1;
 	int r;
@@ -109,12 +111,22 @@ int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size
 	r = write_full(fd, buf, len);
 	if (r < 0)
 		return r;
-	if (fsync(fd) < 0)
+	if (sync && fsync(fd) < 0)
 		return -errno;
 	/* close() can report a deferred write error (NFS); do not lose it. */
 	if (close(TAKE_FD(fd)) < 0)
 		return -errno;
 	return 0;
+}
+
+int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size_t len)
+{
+	return write_file(dir_fd, name, flags, buf, len, true);
+}
+
+int write_file_at_nosync(int dir_fd, const char *name, int flags, const void *buf, size_t len)
+{
+	return write_file(dir_fd, name, flags, buf, len, false);
 }
 
 int write_file_atomic_at(int dir_fd, const char *name, const void *buf, size_t len)

@@ -25,6 +25,8 @@ int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size
 
 /* Writes a file below dir_fd (mode 0600), fsyncs it, and closes it. */
 int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size_t len);
+/* The same without the fsync, for a caller that makes many files durable at once (syncfs). */
+int write_file_at_nosync(int dir_fd, const char *name, int flags, const void *buf, size_t len);
 
 /*
  * Replaces dir_fd/name atomically: writes name.tmp, fsyncs it, renames it over

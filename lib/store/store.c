@@ -47,6 +47,9 @@ struct Store {
 	char *path;
 	int dir_fd;
 	StoreOpenFlags flags;
+	/* The write lock that the open transactions share, so that several can be open at once. */
+	int txn_lock_fd;
+	unsigned n_txns;
 };
 
 typedef struct TxnAppend {
@@ -58,13 +61,15 @@ struct StoreTxn {
 	Store *store;
 	char id[STORE_CRASH_ID_LEN + 1];
 	char staging[sizeof(STAGING_PREFIX) + STORE_CRASH_ID_LEN];
-	int lock_fd;
+	bool locked; /* holds a reference on the store's txn_lock_fd */
 	int dir_fd;
 	int records_fd;
 	TxnAppend *appends;
 	size_t n_appends;
 	uint64_t size;
+	json_t *summary;  /* the index line, once prepared */
 	bool staged;	  /* the staging directory exists and was not renamed into place */
+	bool prepared;	  /* crash.json written: ready for store_txns_commit() */
 	bool index_fresh; /* index_is_fresh() when the transaction began */
 };
 
@@ -167,7 +172,7 @@ int store_open(const char *dir, StoreOpenFlags flags, Store **ret)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->dir_fd = -1;
+	s->dir_fd = s->txn_lock_fd = -1;
 	s->flags = flags;
 	s->path = strdup(dir);
 	if (!s->path)
@@ -203,6 +208,8 @@ Store *store_free(Store *s)
 		return NULL;
 	if (s->dir_fd >= 0)
 		close(s->dir_fd);
+	if (s->txn_lock_fd >= 0)
+		close(s->txn_lock_fd);
 	free(s->path);
 	free(s);
 	return NULL;
@@ -1413,7 +1420,8 @@ static int crash_json_write(int crash_fd, json_t *crash, bool atomic)
 	text[len++] = '\n';
 	if (atomic)
 		return write_file_atomic_at(crash_fd, CRASH_FILE, text, len);
-	return write_file_at(crash_fd, CRASH_FILE, O_EXCL, text, len);
+	/* A new crash: store_txns_commit() makes it durable. */
+	return write_file_at_nosync(crash_fd, CRASH_FILE, O_EXCL, text, len);
 }
 
 int store_update_crash(Store *s, const char *id, json_t *crash)
@@ -1552,13 +1560,19 @@ int store_txn_begin(Store *s, const char *id, StoreTxn **ret)
 	if (!t)
 		return -ENOMEM;
 	t->store = s;
-	t->lock_fd = t->dir_fd = t->records_fd = -1;
+	t->dir_fd = t->records_fd = -1;
 	memcpy(t->id, id, sizeof(t->id));
 	snprintf(t->staging, sizeof(t->staging), STAGING_PREFIX "%s", id);
 
-	t->lock_fd = store_lock(s, true);
-	if (t->lock_fd < 0)
-		return t->lock_fd;
+	if (s->n_txns == 0) {
+		int fd = store_lock(s, true);
+
+		if (fd < 0)
+			return fd;
+		s->txn_lock_fd = fd;
+	}
+	s->n_txns++;
+	t->locked = true;
 	if (faccessat(s->dir_fd, id, F_OK, AT_SYMLINK_NOFOLLOW) >= 0)
 		return -EEXIST;
 	t->index_fresh = index_is_fresh(s);
@@ -1617,7 +1631,7 @@ int store_txn_write_file(StoreTxn *t, const char *name, const void *buf, size_t 
 	r = txn_resolve(t, name, &dir_fd, &base);
 	if (r < 0)
 		return r;
-	r = write_file_at(dir_fd, base, O_EXCL, buf, len);
+	r = write_file_at_nosync(dir_fd, base, O_EXCL, buf, len);
 	if (r < 0)
 		return r;
 	t->size += len;
@@ -1680,42 +1694,96 @@ uint64_t store_txn_size(const StoreTxn *t)
 	return t->size;
 }
 
-int store_txn_commit(StoreTxn *t, json_t *crash)
+int store_txn_prepare(StoreTxn *t, json_t *crash)
 {
-	Store *s = t->store;
 	int r;
 
-	if (!t->staged || !json_is_object(crash))
+	if (!t->staged || t->prepared || !json_is_object(crash))
 		return -EINVAL;
 	if (json_object_set_new(crash, "id", json_string(t->id)) < 0 ||
 	    json_object_set_new(crash, "stored_bytes", json_integer((json_int_t)t->size)) < 0)
 		return -ENOMEM;
 
-	for (size_t i = 0; i < t->n_appends; i++) {
-		if (fsync(t->appends[i].fd) < 0)
+	for (size_t i = 0; i < t->n_appends; i++)
+		if (close(TAKE_FD(t->appends[i].fd)) < 0)
 			return -errno;
-		r = close(TAKE_FD(t->appends[i].fd));
-		if (r < 0)
-			return -errno;
-	}
 	r = crash_json_write(t->dir_fd, crash, false);
 	if (r < 0)
 		return r;
-	if (t->records_fd >= 0 && fsync(t->records_fd) < 0)
-		return -errno;
-	if (fsync(t->dir_fd) < 0)
-		return -errno;
+	r = store_crash_summary(crash, &t->summary);
+	if (r < 0)
+		return r;
+	/* A batch of prepared transactions holds no file descriptors. */
+	if (t->records_fd >= 0)
+		close(TAKE_FD(t->records_fd));
+	close(TAKE_FD(t->dir_fd));
+	t->prepared = true;
+	return 0;
+}
 
-	if (renameat(s->dir_fd, t->staging, s->dir_fd, t->id) < 0)
+/*
+ * The order that makes a crash appear only whole, also after a power cut
+ * (pstored erases the records from pstore once this returns, so nothing may
+ * be left to chance):
+ *
+ *   1. every file and directory of every staging directory is on disk:
+ *      one syncfs(2) of the store's filesystem does for all crashes what an
+ *      fsync of each file and each directory would (one journal commit
+ *      instead of a dozen per crash), and reports writeback errors of any
+ *      file (Linux >= 5.8);
+ *   2. only then each staging directory is renamed to its crash id, so that
+ *      no name points to a directory whose files could still be lost;
+ *   3. one fsync of the store directory makes the renames durable.
+ *
+ * A failure before 3 returns an error: the caller keeps the records in
+ * pstore, and the next store_open() removes staging directories left behind
+ * (a rename that did happen leaves a whole crash, found again by its id).
+ */
+int store_txns_commit(StoreTxn *const *txns, size_t n)
+{
+	bool fresh = false;
+	Store *s;
+
+	if (n == 0)
+		return 0;
+	s = txns[0]->store;
+	for (size_t i = 0; i < n; i++)
+		if (!txns[i]->prepared || !txns[i]->staged || txns[i]->store != s)
+			return -EINVAL;
+
+	if (syncfs(s->dir_fd) < 0)
 		return -errno;
-	t->staged = false;
+	for (size_t i = 0; i < n; i++) {
+		if (renameat(s->dir_fd, txns[i]->staging, s->dir_fd, txns[i]->id) < 0)
+			return -errno;
+		txns[i]->staged = false;
+	}
 	if (fsync(s->dir_fd) < 0)
 		return -errno;
 
-	/* The crash is durable; the index is a cache that listing repairs should this fail. */
-	if (index_append_crash(s, crash) >= 0 && t->index_fresh)
+	/*
+	 * The crashes are durable; the index is a cache that listing repairs should this
+	 * fail. Its stamp says that it holds every crash: true if it did when a transaction
+	 * of the batch began, as every change since was this batch's, under the write lock.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		if (index_append(s, txns[i]->summary) < 0)
+			return 0;
+		fresh = fresh || txns[i]->index_fresh;
+	}
+	if (fresh)
 		(void)index_append_stamp(s);
 	return 0;
+}
+
+int store_txn_commit(StoreTxn *t, json_t *crash)
+{
+	int r;
+
+	r = store_txn_prepare(t, crash);
+	if (r < 0)
+		return r;
+	return store_txns_commit(&t, 1);
 }
 
 StoreTxn *store_txn_free(StoreTxn *t)
@@ -1734,8 +1802,11 @@ StoreTxn *store_txn_free(StoreTxn *t)
 		close(t->dir_fd);
 	if (t->staged)
 		(void)rm_rf_at(t->store->dir_fd, t->staging);
-	if (t->lock_fd >= 0)
-		close(t->lock_fd);
+	json_decref(t->summary);
+	if (t->locked && --t->store->n_txns == 0) {
+		close(t->store->txn_lock_fd);
+		t->store->txn_lock_fd = -1;
+	}
 	free(t);
 	return NULL;
 }

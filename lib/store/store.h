@@ -11,8 +11,9 @@
  *	<store>/index                          listing cache, one summary per line
  *
  * Directories are 0700, files 0600. A crash directory appears only whole: it
- * is written below <store>/.tmp-<crash-id>, every file and directory is
- * fsync'ed, then it is renamed into place and the store directory fsync'ed.
+ * is written below <store>/.tmp-<crash-id>, made durable with the other
+ * crashes of the same commit (syncfs), then renamed into place and the store
+ * directory fsync'ed (see store_txns_commit()).
  * Every change to crash.json is an atomic rewrite followed by an index line.
  *
  * The index is an append-only file of lines: each line is the summary of
@@ -137,9 +138,9 @@ int store_crash_id_from_digests(const char *const *sha256_hex, size_t n,
  * The transaction holds the store's write lock.
  */
 int store_txn_begin(Store *s, const char *id, StoreTxn **ret);
-/* Writes a whole file ("records/NAME" or a plain name), fsync'ed. */
+/* Writes a whole file ("records/NAME" or a plain name); the commit makes it durable. */
 int store_txn_write_file(StoreTxn *t, const char *name, const void *buf, size_t len);
-/* Appends to a file kept open (and fsync'ed at commit), e.g. dmesg.txt. */
+/* Appends to a file kept open until the commit, e.g. dmesg.txt. */
 int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len);
 /* Opens a file written in this transaction for reading (O_RDONLY fd). */
 int store_txn_open_file(StoreTxn *t, const char *name);
@@ -147,6 +148,15 @@ int store_txn_open_file(StoreTxn *t, const char *name);
 uint64_t store_txn_size(const StoreTxn *t);
 /* Sets crash["stored_bytes"], writes crash.json, makes everything durable, renames it in place. */
 int store_txn_commit(StoreTxn *t, json_t *crash);
+/*
+ * The same in two steps, for many crashes at once: prepare each (crash.json
+ * written, nothing durable or visible yet), then commit them together with
+ * one syncfs(2), the renames and one fsync of the store directory. Several
+ * transactions of one Store can be open at once; they share its write lock.
+ * On failure some of the crashes may be in place, whole; the others are not.
+ */
+int store_txn_prepare(StoreTxn *t, json_t *crash);
+int store_txns_commit(StoreTxn *const *txns, size_t n);
 StoreTxn *store_txn_free(StoreTxn *t);
 DEFINE_TRIVIAL_CLEANUP_FUNC(StoreTxn *, store_txn_free);
 

@@ -173,6 +173,75 @@ Test(store, uncommitted_transaction_leaves_nothing)
 	cr_assert_eq(json_array_size(list), 0);
 }
 
+static bool staging_exists(const char *id)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/.tmp-%s", store_dir, id);
+	return access(path, F_OK) >= 0;
+}
+
+/* Several transactions open at once, prepared one by one, committed together. */
+Test(store, batch_commit_shows_crashes_only_at_commit)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	static const char *const contents[] = {"Panic#1 Part1\none\n", "Panic#1 Part1\ntwo\n",
+					       "Panic#1 Part1\nthree\n"};
+	StoreTxn *txns[ARRAY_SIZE(contents)];
+	char ids[ARRAY_SIZE(contents)][STORE_CRASH_ID_LEN + 1], dropped[STORE_CRASH_ID_LEN + 1];
+	StoreTxn *drop = NULL;
+	json_auto_t *list = NULL;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(contents); i++) {
+		json_auto_t *crash = json_pack("{s:i, s:s, s:s, s:I}", "schema_version",
+					       STORE_SCHEMA_VERSION, "kind", "kernel-crash",
+					       "reason", "panic", "time", (json_int_t)i + 1);
+
+		make_id(contents[i], ids[i]);
+		cr_assert_eq(store_txn_begin(s, ids[i], &txns[i]), 0);
+		cr_assert_eq(store_txn_write_file(txns[i], "records/dmesg-erst-1", contents[i],
+						  strlen(contents[i])),
+			     0);
+		cr_assert_eq(
+			store_txn_append(txns[i], "dmesg.txt", contents[i], strlen(contents[i])),
+			0);
+		cr_assert_eq(store_txn_prepare(txns[i], crash), 0);
+		cr_assert_eq(store_txn_prepare(txns[i], crash), -EINVAL, "prepared twice");
+	}
+	/* A transaction of the batch that is freed unprepared leaves nothing behind. */
+	make_id("dropped", dropped);
+	cr_assert_eq(store_txn_begin(s, dropped, &drop), 0);
+	cr_assert_eq(store_txns_commit(&drop, 1), -EINVAL, "not prepared");
+	store_txn_free(drop);
+
+	/* Prepared is neither visible nor listed: only staging directories exist. */
+	for (size_t i = 0; i < ARRAY_SIZE(contents); i++) {
+		cr_assert_not(store_has_crash(s, ids[i]));
+		cr_assert(staging_exists(ids[i]));
+	}
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 0);
+	json_decref(TAKE_PTR(list));
+
+	cr_assert_eq(store_txns_commit(txns, ARRAY_SIZE(txns)), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(contents); i++) {
+		json_auto_t *crash = NULL;
+
+		store_txn_free(txns[i]);
+		cr_assert(store_has_crash(s, ids[i]));
+		cr_assert_eq(store_load_crash(s, ids[i], &crash), 0);
+		cr_assert_eq(json_integer_value(json_object_get(crash, "stored_bytes")),
+			     2 * strlen(contents[i]));
+	}
+	cr_assert_not(store_has_crash(s, dropped));
+	cr_assert_not(staging_exists(dropped));
+	for (size_t i = 0; i < ARRAY_SIZE(contents); i++)
+		cr_assert_not(staging_exists(ids[i]));
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), ARRAY_SIZE(contents));
+}
+
 Test(store, begin_refuses_existing_crash)
 {
 	_cleanup_(store_freep) Store *s = NULL;
