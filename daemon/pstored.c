@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pstored: archive the kernel's pstore records at boot (see pstored(8)).
+ * The command line of pstored (see pstored(8)), shared by pstored itself
+ * (main.c) and by pstored-upload (upload-helper.c), which "pstored upload"
+ * runs with the same command line: one set of options, parsed once into the
+ * arg_ variables, and a verb table of each program's own.
  *
- * One verb table; each verb is its own function (see pstored.h).
  * parse_argv() returns <0 on error, 0 to exit successfully, >0 to go on.
  */
 
@@ -23,28 +25,15 @@ bool arg_no_unlink = false;
 bool arg_no_journal = false;
 const char *arg_target = NULL;
 const char *arg_dmi_dir = NULL;
+char **pstored_argv;
 
-typedef struct Verb {
-	const char *name;
-	int min_args, max_args; /* counting the verb itself */
-	bool is_default;
-	int (*dispatch)(int argc, char *argv[]);
-	const char *help;
-} Verb;
-
-static const Verb verbs[] = {
-	{"archive", 1, 1, true, verb_archive,
-	 "Move pstore records into the store and the journal (default)"},
-	{"upload", 1, 1, false, verb_upload, "Send the crashes that are due to the collectors"},
-};
-
-static void help(void)
+static void help(const Verb *verbs, size_t n_verbs)
 {
 	printf("%s [OPTIONS...] [COMMAND]\n\n"
 	       "Archive the kernel crash records that pstore kept over a reboot.\n\n"
 	       "Commands:\n",
 	       program_invocation_short_name);
-	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+	for (size_t i = 0; i < n_verbs; i++)
 		printf("  %-22s %s\n", verbs[i].name, verbs[i].help);
 	printf("\nOptions:\n"
 	       "  -h --help              Show this help\n"
@@ -61,7 +50,7 @@ static void help(void)
 	       PSTORED_LOCALSTATEDIR "/lib/pstored", PSTORED_SYSCONFDIR);
 }
 
-static int parse_argv(int argc, char *argv[])
+static int parse_argv(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 {
 	enum {
 		ARG_VERSION = 0x100,
@@ -90,7 +79,7 @@ static int parse_argv(int argc, char *argv[])
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
 		switch (c) {
 		case 'h':
-			help();
+			help(verbs, n_verbs);
 			return 0;
 		case ARG_VERSION:
 			puts(PACKAGE_STRING);
@@ -125,12 +114,12 @@ static int parse_argv(int argc, char *argv[])
 	return 1;
 }
 
-static int dispatch_verb(int argc, char *argv[])
+static int dispatch_verb(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 {
 	const Verb *verb = NULL;
 	int left = argc - optind;
 
-	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+	for (size_t i = 0; i < n_verbs; i++)
 		if (left == 0 ? verbs[i].is_default : streq(argv[optind], verbs[i].name))
 			verb = &verbs[i];
 	if (!verb)
@@ -147,13 +136,14 @@ static int dispatch_verb(int argc, char *argv[])
 	return verb->dispatch(left, argv + optind);
 }
 
-int main(int argc, char *argv[])
+int pstored_main(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 {
 	int r;
 
-	r = parse_argv(argc, argv);
+	pstored_argv = argv;
+	r = parse_argv(argc, argv, verbs, n_verbs);
 	if (r <= 0)
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-	r = dispatch_verb(argc, argv);
+	r = dispatch_verb(argc, argv, verbs, n_verbs);
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -2,12 +2,15 @@
 #pragma once
 
 /*
- * pstored: the verb table lives in pstored.c; each verb is one function in
- * its own file, declared here. Options are parsed once into the arg_
- * variables below.
+ * pstored: the command line lives in pstored.c, the verb table in main.c;
+ * each verb is one function in its own file, declared here. Options are
+ * parsed once into the arg_ variables below. pstored-upload
+ * (upload-helper.c) takes the same command line, with a verb table of its
+ * own.
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 extern const char *arg_pstore_dir; /* NULL: /sys/fs/pstore, mounted if needed */
 extern const char *arg_store_dir;
@@ -16,6 +19,18 @@ extern bool arg_no_unlink;
 extern bool arg_no_journal;
 extern const char *arg_target;	/* upload: only [Target.NAME]; NULL: all */
 extern const char *arg_dmi_dir; /* upload: DMI serials to redact; NULL: /sys/class/dmi/id */
+extern char **pstored_argv;	/* the whole command line, as main() got it */
+
+typedef struct Verb {
+	const char *name;
+	int min_args, max_args; /* counting the verb itself */
+	bool is_default;
+	int (*dispatch)(int argc, char *argv[]);
+	const char *help;
+} Verb;
+
+/* Parses the options, runs the verb; returns the exit status. */
+int pstored_main(int argc, char *argv[], const Verb *verbs, size_t n_verbs);
 
 int verb_archive(int argc, char *argv[]);
 int verb_upload(int argc, char *argv[]);

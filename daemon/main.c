@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pstored: archive the kernel's pstore records at boot (see pstored(8)).
+ *
+ * "upload" is not done here: it runs pstored-upload (upload-helper.c), the
+ * one program of pstored that links libcurl and the thirty libraries it
+ * pulls in, which would cost "pstored archive" at boot half of its start-up
+ * and 4 MiB of memory for nothing.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "macro.h"
+#include "pstored.h"
+
+/* The helper's place; $PSTORED_UPLOAD_HELPER overrides it, to run from the build tree. */
+static const char *upload_helper_path(void)
+{
+	return secure_getenv("PSTORED_UPLOAD_HELPER") ?: PSTORED_UPLOAD_HELPER;
+}
+
+/* The helper gets the whole command line, argv[0] too: its messages are pstored's. */
+static int run_upload_helper(int argc, char *argv[])
+{
+	const char *helper = upload_helper_path();
+
+	execv(helper, pstored_argv);
+	return log_error_errno(errno,
+			       "Failed to run the uploader %s: %m (pstored upload needs it: "
+			       "reinstall pstored).",
+			       helper);
+}
+
+static const Verb verbs[] = {
+	{"archive", 1, 1, true, verb_archive,
+	 "Move pstore records into the store and the journal (default)"},
+	{"upload", 1, 1, false, run_upload_helper,
+	 "Send the crashes that are due to the collectors"},
+};
+
+int main(int argc, char *argv[])
+{
+	return pstored_main(argc, argv, verbs, ARRAY_SIZE(verbs));
+}
