@@ -48,6 +48,7 @@ typedef struct Archive {
 	sd_journal *journal_reader;
 	char boot_id[SD_ID128_STRING_MAX], machine_id[SD_ID128_STRING_MAX];
 	unsigned archived, already, dropped, failed;
+	int first_error; /* of the first crash that failed */
 } Archive;
 
 /* Where a crash's log is assembled: its dmesg.txt in the store, or a memfd. */
@@ -714,6 +715,26 @@ static void vacuum_store(Archive *a)
 			 json_string_value(id), store_path(a->store));
 }
 
+/* What to do about the first failure, when its error says. */
+static const char *failure_hint(const Archive *a)
+{
+	switch (-a->first_error) {
+	case ENOSPC:
+	case EDQUOT:
+		return a->store ? "free space on the file system of the store, or lower MaxUse= "
+				  "in pstored.conf, then run 'pstored archive' again"
+				: NULL;
+	case EIO:
+		return "an I/O error; see the kernel log (dmesg) about the device, then run "
+		       "'pstored archive' again";
+	case EROFS:
+		return "a read-only file system; remount it read-write, then run 'pstored "
+		       "archive' again";
+	default:
+		return NULL;
+	}
+}
+
 static int load_config(PstoredConfig **ret)
 {
 	_cleanup_free_ char *error = NULL;
@@ -787,8 +808,9 @@ int verb_archive(int argc, char *argv[])
 	for (size_t i = 0; i < scan->n_crashes; i++) {
 		(void)sd_notifyf(false, "STATUS=Archiving crash %zu of %zu", i + 1,
 				 scan->n_crashes);
-		if (archive_crash(&a, &scan->crashes[i]) < 0)
-			a.failed++;
+		r = archive_crash(&a, &scan->crashes[i]);
+		if (r < 0 && a.failed++ == 0)
+			a.first_error = r;
 	}
 	sd_journal_close(a.journal_reader);
 
@@ -801,7 +823,8 @@ int verb_archive(int argc, char *argv[])
 	if (a.failed > 0)
 		return log_error_errno(EIO,
 				       "%u of %zu crashes could not be archived; their records "
-				       "stay in %s for the next run.",
-				       a.failed, scan->n_crashes, a.pstore_dir);
+				       "stay in %s for the next run%s%s.",
+				       a.failed, scan->n_crashes, a.pstore_dir,
+				       failure_hint(&a) ? ": " : "", failure_hint(&a) ?: "");
 	return 0;
 }
