@@ -16,6 +16,7 @@
 #include "pstorectl.h"
 #include "upload-document.h"
 #include "upload-options.h"
+#include "upload-redactor.h"
 
 static const char *arg_output;
 static bool arg_redacted;
@@ -42,6 +43,29 @@ static const struct option export_option_table[] = {{"output", required_argument
 						    {}};
 
 const VerbOptions export_options = {export_option_table, "o:", handle_export_option};
+
+/*
+ * The redaction rules of --target= (default: the first target; the
+ * built-in rules when there is none), for --redacted.
+ */
+static int load_redactor(Redactor **ret)
+{
+	PstoredConfig *c = NULL;
+	const PstoredTarget *t;
+	char hostname[256] = "";
+	int r;
+
+	r = load_upload_config(&c);
+	if (r < 0)
+		return r;
+	t = arg_upload_target  ? pstored_config_find_target(c, arg_upload_target)
+	    : c->n_targets > 0 ? &c->targets[0]
+			       : NULL;
+	(void)gethostname(hostname, sizeof(hostname) - 1);
+	r = upload_target_redactor(t, hostname, arg_upload_dmi_dir, ret);
+	pstored_config_free(c);
+	return r;
+}
 
 /* Writes the document to a new file next to FILE and renames it over FILE. */
 static int write_output(json_t *doc, const char *path)
@@ -89,7 +113,7 @@ int verb_export(int argc, char *argv[])
 		/* Exactly what a redacting target gets (daemon/upload-document.h). */
 		_cleanup_(redactor_freep) Redactor *redactor = NULL;
 
-		r = upload_redactor_for_export(&redactor);
+		r = load_redactor(&redactor);
 		if (r < 0)
 			return r;
 		r = upload_document_json_object(s, id, redactor, &doc);

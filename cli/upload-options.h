@@ -2,16 +2,17 @@
 #pragma once
 
 /*
- * What "pstorectl upload" shares with "pstorectl export --redacted": the
- * options that pick the configuration and target (--config=, --target=,
- * --dmi-dir=), and the redaction rules they give.
+ * The options of "pstorectl upload" (--target=, --config=, --dmi-dir=,
+ * --force), shared by pstorectl, which parses them, and the upload helper
+ * it runs (upload-helper.c), which gets them back on its command line; the
+ * first three also pick the redaction rules of "pstorectl export --redacted".
  */
 
 #include <getopt.h>
+#include <stdbool.h>
 
 #include "config/config.h"
 #include "pstorectl.h"
-#include "store/redact.h"
 
 enum {
 	ARG_UPLOAD_TARGET = ARG_VERB_BASE + 0x40,
@@ -26,15 +27,20 @@ enum {
 	{                                                                                          \
 		"dmi-dir", required_argument, NULL, ARG_UPLOAD_DMI_DIR                             \
 	}
+#define UPLOAD_FORCE_OPTION                                                                        \
+	{                                                                                          \
+		"force", no_argument, NULL, ARG_UPLOAD_FORCE                                       \
+	}
+
+extern const char *arg_upload_config;
+extern const char *arg_upload_target;
+extern const char *arg_upload_dmi_dir;
+extern bool arg_upload_force;
 
 /* Takes --target=, --config= and --dmi-dir=; -EINVAL for any other option. */
 int handle_upload_config_option(int c, const char *arg);
+/* Also takes --force. */
+int handle_upload_option(int c, const char *arg);
 
 /* Loads --config= (or pstored.conf and its drop-ins); checks --target=. Logs errors. */
 int load_upload_config(PstoredConfig **ret);
-
-/*
- * The redaction rules of --target= (default: the first target; the
- * built-in rules when there is none), for "export --redacted".
- */
-int upload_redactor_for_export(Redactor **ret);

@@ -130,8 +130,8 @@ static const char *crash_reason(const PstoreCrash *c)
 {
 	const PstoreRecord *key = c->key;
 
-	if (key->has_header)
-		return dump_reason_to_reason(key->header.reason);
+	if (c->first->has_header)
+		return dump_reason_to_reason(c->first->header.reason);
 	if (c->kind == PSTORE_CRASH_HARDWARE_ERROR)
 		return key->name_parsed && key->n.type == PSTORE_TYPE_MCE ? "mce" : "cper";
 	if (key->name_parsed && pstore_type_is_log(key->n.type))
@@ -255,8 +255,8 @@ static int crash_json_new(Archive *a, const PstoreCrash *c, const char *id, json
 	json_auto_t *crash = NULL, *missing = NULL, *upload = NULL;
 	uint64_t time = 0;
 
-	for (size_t i = 0; i < c->n_records; i++)
-		time = MAX(time, c->records[i]->time);
+	for (size_t i = 0; i < c->n_records + c->n_other_dump; i++)
+		time = MAX(time, pstore_crash_record(c, i)->time);
 	missing = json_array();
 	upload = json_object();
 	if (!missing || !upload)
@@ -285,9 +285,10 @@ static int crash_json_new(Archive *a, const PstoreCrash *c, const char *id, json
 	if (c->key->name_parsed &&
 	    json_object_set_new(crash, "backend", json_string(c->key->n.backend)) < 0)
 		return -ENOMEM;
-	if (c->key->has_header &&
-	    (json_object_set_new(crash, "pstore_reason", json_string(c->key->header.reason)) < 0 ||
-	     json_object_set_new(crash, "dump_count", json_integer(c->key->header.count)) < 0))
+	if (c->first->has_header &&
+	    (json_object_set_new(crash, "pstore_reason", json_string(c->first->header.reason)) <
+		     0 ||
+	     json_object_set_new(crash, "dump_count", json_integer(c->first->header.count)) < 0))
 		return -ENOMEM;
 	*ret = TAKE_PTR(crash);
 	return 0;
@@ -387,8 +388,15 @@ static int decode_hardware_error(const PstoreRecord *r, const char *buf, size_t 
 	return 0;
 }
 
+/* What a record of a crash is, and so what becomes of it. */
+typedef enum RecordRole {
+	RECORD_MAIN,	   /* its text or its decoding goes into the log */
+	RECORD_OTHER_DUMP, /* a part of the dump that does not make the log: stored only */
+	RECORD_LOG,	   /* a console, pmsg or ftrace log: stored, and listed in "logs" */
+} RecordRole;
+
 /* Copies one record into the crash (store and/or log), and lists it in crash.json. */
-static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, bool is_log,
+static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, RecordRole role,
 		      StoreTxn *txn, LogSink *sink, json_t *crash)
 {
 	_cleanup_free_ char *raw = NULL, *data = NULL, *path = NULL;
@@ -410,7 +418,7 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, b
 			return log_error_errno(k, "%s: cannot write %s: %m", store_path(a->store),
 					       path);
 	}
-	if (!is_log && record_is_text(c, r)) {
+	if (role == RECORD_MAIN && record_is_text(c, r)) {
 		const char *body;
 		size_t body_len;
 
@@ -418,7 +426,7 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, b
 		k = log_sink_write(sink, body, body_len);
 		if (k < 0)
 			return log_error_errno(k, "Cannot write the log of %s: %m", r->name);
-	} else if (c->kind == PSTORE_CRASH_HARDWARE_ERROR) {
+	} else if (role == RECORD_MAIN && c->kind == PSTORE_CRASH_HARDWARE_ERROR) {
 		k = decode_hardware_error(r, data ?: raw, data ? data_len : raw_len, sink, crash);
 		if (k < 0)
 			return k;
@@ -426,7 +434,7 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, b
 
 	entry = record_json(r, hex);
 	if (!entry || json_array_append_new(json_object_get(crash, "records"), entry) < 0 ||
-	    (is_log &&
+	    (role == RECORD_LOG &&
 	     json_array_append_new(json_object_get(crash, "logs"), json_string(r->name)) < 0))
 		return log_oom();
 	return 0;
@@ -453,12 +461,17 @@ static int add_records(Archive *a, const PstoreCrash *c, StoreTxn *txn, LogSink 
 				return log_error_errno(r, "Cannot write the log of %s: %m",
 						       c->key->name);
 		}
-		r = add_record(a, c, rec, false, txn, sink, crash);
+		r = add_record(a, c, rec, RECORD_MAIN, txn, sink, crash);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < c->n_other_dump; i++) {
+		r = add_record(a, c, c->other_dump[i], RECORD_OTHER_DUMP, txn, sink, crash);
 		if (r < 0)
 			return r;
 	}
 	for (size_t i = 0; i < c->n_logs; i++) {
-		r = add_record(a, c, c->logs[i], true, txn, sink, crash);
+		r = add_record(a, c, c->logs[i], RECORD_LOG, txn, sink, crash);
 		if (r < 0)
 			return r;
 	}
@@ -545,11 +558,10 @@ static int load_stored_crash(Archive *a, const char *id, json_t **ret_crash, Map
 /* Erases the crash's records from pstore, the key record last. */
 static int erase_crash(Archive *a, const PstoreCrash *c)
 {
+	const PstoreRecord *r;
 	int ret = 0;
 
-	for (size_t i = 0; i < c->n_logs + c->n_records; i++) {
-		const PstoreRecord *r = i < c->n_logs ? c->logs[i] : c->records[i - c->n_logs];
-
+	for (size_t i = 0; (r = pstore_crash_record(c, i)); i++) {
 		if (r == c->key)
 			continue;
 		if (unlinkat(a->pstore_fd, r->name, 0) < 0 && errno != ENOENT)
@@ -594,13 +606,12 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 	json_auto_t *crash = NULL;
 	char id[STORE_CRASH_ID_LEN + 1];
 	bool stored = false, logged = false;
+	const PstoreRecord *rec;
+	size_t n_records;
 	Mapped log = {};
 	int r;
 
-	for (size_t i = 0; i < c->n_records + c->n_logs; i++) {
-		const PstoreRecord *rec =
-			i < c->n_records ? c->records[i] : c->logs[i - c->n_records];
-
+	for (n_records = 0; (rec = pstore_crash_record(c, n_records)); n_records++) {
 		if (rec->error < 0) {
 			log_record_error(a, rec, rec->error);
 			return rec->error;
@@ -650,8 +661,7 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 		if (r < 0)
 			return r;
 		log_info("Archived %s %s (%zu record%s from %s).", crash_kind_description(c->kind),
-			 id, c->n_records + c->n_logs, c->n_records + c->n_logs == 1 ? "" : "s",
-			 c->key->name);
+			 id, n_records, n_records == 1 ? "" : "s", c->key->name);
 	} else if (stored && a->journal && !logged) {
 		r = load_stored_crash(a, id, &crash, &log);
 		if (r < 0)

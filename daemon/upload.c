@@ -33,6 +33,7 @@
 #include "upload-http.h"
 #include "upload-journal.h"
 #include "upload-policy.h"
+#include "upload-redactor.h"
 #include "upload-url.h"
 #include "upload.h"
 
@@ -112,59 +113,6 @@ static int read_token(const PstoredTarget *cfg, char **ret)
 				       cfg->name, cfg->token_file);
 	}
 	*ret = TAKE_PTR(token);
-	return 0;
-}
-
-static int add_dmi_serials(Redactor *r, const char *dmi_dir)
-{
-	static const char *const files[] = {"product_serial", "board_serial", "chassis_serial",
-					    "product_uuid"};
-	_cleanup_close_ int dir_fd = -1;
-	int k;
-
-	dir_fd = open(dmi_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd < 0)
-		return 0; /* no DMI (not x86, or no sysfs): nothing to redact */
-
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		_cleanup_free_ char *value = NULL;
-		size_t len;
-
-		if (read_full_file_at(dir_fd, files[i], 4096, &value, &len) < 0)
-			continue;
-		while (len > 0 && isspace((unsigned char)value[len - 1]))
-			value[--len] = '\0';
-		k = redactor_add_word(r, value, "[SERIAL]");
-		if (k < 0)
-			return k;
-	}
-	return 0;
-}
-
-int upload_target_redactor(const PstoredTarget *cfg, const char *hostname, const char *dmi_dir,
-			   Redactor **ret)
-{
-	_cleanup_(redactor_freep) Redactor *r = NULL;
-	int k;
-
-	k = redactor_new(&r);
-	if (k >= 0 && hostname)
-		k = redactor_add_word(r, hostname, "[HOSTNAME]");
-	if (k >= 0)
-		k = add_dmi_serials(r, dmi_dir ?: "/sys/class/dmi/id");
-	for (size_t i = 0; k >= 0 && cfg && i < cfg->n_redact_regex; i++) {
-		_cleanup_free_ char *error = NULL;
-
-		k = redactor_add_regex(r, cfg->redact_regex[i], &error);
-		if (k == -EINVAL)
-			return log_error_errno(k,
-					       "[Target.%s] RedactRegex=%s: %s (use a POSIX "
-					       "extended regular expression).",
-					       cfg->name, cfg->redact_regex[i], error ?: "invalid");
-	}
-	if (k < 0)
-		return log_oom();
-	*ret = TAKE_PTR(r);
 	return 0;
 }
 

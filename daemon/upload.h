@@ -20,7 +20,6 @@
 #include <stdint.h>
 
 #include "config/config.h"
-#include "store/redact.h"
 
 typedef enum UploadResult {
 	UPLOAD_RESULT_SENT,	/* delivered (or the collector already had it) */
@@ -66,11 +65,3 @@ typedef struct UploadSummary {
 int upload_run(const UploadOptions *o, UploadSummary *ret);
 
 const char *upload_result_to_string(UploadResult r);
-
-/*
- * The redaction rules of a target (cfg NULL: the built-in ones): addresses,
- * the hostname, the DMI serial numbers under dmi_dir (NULL:
- * /sys/class/dmi/id) and the target's RedactRegex=. Logs its errors.
- */
-int upload_target_redactor(const PstoredTarget *cfg, const char *hostname, const char *dmi_dir,
-			   Redactor **ret);

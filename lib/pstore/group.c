@@ -76,12 +76,24 @@ static int compare_parts_descending(const void *a, const void *b)
 	return x->header.part > y->header.part ? -1 : x->header.part < y->header.part;
 }
 
+PstoreRecord *pstore_crash_record(const PstoreCrash *c, size_t i)
+{
+	if (i < c->n_records)
+		return c->records[i];
+	i -= c->n_records;
+	if (i < c->n_other_dump)
+		return c->other_dump[i];
+	i -= c->n_other_dump;
+	return i < c->n_logs ? c->logs[i] : NULL;
+}
+
+/* When the crash's last record was stored; its logs do not count. */
 static uint64_t crash_time(const PstoreCrash *c)
 {
 	uint64_t t = 0;
 
-	for (size_t i = 0; i < c->n_records; i++)
-		t = MAX(t, c->records[i]->time);
+	for (size_t i = 0; i < c->n_records + c->n_other_dump; i++)
+		t = MAX(t, pstore_crash_record(c, i)->time);
 	return t;
 }
 
@@ -114,7 +126,7 @@ static int finish_dump(PstoreCrash *c)
 		c->missing_parts = p;
 		c->missing_parts[c->n_missing_parts++] = part;
 	}
-	c->key = c->records[c->n_records - 1];
+	c->key = c->first = c->records[c->n_records - 1];
 	return 0;
 }
 
@@ -124,6 +136,63 @@ static bool dump_has_part(const PstoreCrash *c, unsigned part)
 		if (c->records[i]->header.part == part)
 			return true;
 	return false;
+}
+
+/* Whether oops is the Oops dump that a kernel made before the panic that dumped panic. */
+static bool oops_before_panic(const PstoreCrash *oops, const PstoreCrash *panic)
+{
+	uint64_t t_oops, t_panic;
+
+	if (oops->n_records == 0 || !streq(oops->key->header.reason, "Oops") ||
+	    !streq(oops->key->n.backend, panic->key->n.backend) ||
+	    oops->key->header.count >= panic->key->header.count)
+		return false;
+	t_oops = crash_time(oops);
+	t_panic = crash_time(panic);
+	return t_oops <= t_panic && t_panic - t_oops <= PSTORE_OOPS_PANIC_WINDOW_USEC;
+}
+
+/* Makes the Oops dump part of the Panic crash, and leaves it without records. */
+static void join_oops(PstoreCrash *panic, PstoreCrash *oops)
+{
+	panic->first = oops->key;
+	if (oops->n_records > panic->n_records) {
+		panic->other_dump = TAKE_PTR(panic->records);
+		panic->n_other_dump = panic->n_records;
+		panic->records = TAKE_PTR(oops->records);
+		panic->n_records = oops->n_records;
+		free(panic->missing_parts);
+		panic->missing_parts = TAKE_PTR(oops->missing_parts);
+		panic->n_missing_parts = oops->n_missing_parts;
+	} else {
+		panic->other_dump = TAKE_PTR(oops->records);
+		panic->n_other_dump = oops->n_records;
+	}
+	free(oops->missing_parts);
+	*oops = (PstoreCrash){};
+}
+
+/* One death, one crash: each Panic dump takes the Oops dump that came right before it. */
+static void join_oops_and_panics(PstoreScan *s, size_t first_crash)
+{
+	size_t n = first_crash;
+
+	for (size_t i = first_crash; i < s->n_crashes; i++) {
+		PstoreCrash *panic = &s->crashes[i], *oops = NULL;
+
+		if (!streq(panic->key->header.reason, "Panic"))
+			continue;
+		for (size_t j = first_crash; j < s->n_crashes; j++)
+			if (oops_before_panic(&s->crashes[j], panic) &&
+			    (!oops || s->crashes[j].key->header.count > oops->key->header.count))
+				oops = &s->crashes[j];
+		if (oops)
+			join_oops(panic, oops);
+	}
+	for (size_t i = first_crash; i < s->n_crashes; i++)
+		if (s->crashes[i].n_records > 0)
+			s->crashes[n++] = s->crashes[i];
+	s->n_crashes = n;
 }
 
 static int group_dumps(PstoreScan *s)
@@ -162,6 +231,7 @@ static int group_dumps(PstoreScan *s)
 		if (r < 0)
 			return r;
 	}
+	join_oops_and_panics(s, first_crash);
 	return 0;
 }
 
@@ -175,7 +245,7 @@ static int add_single(PstoreScan *s, PstoreRecord *rec, PstoreCrashKind kind)
 	r = append_ptr(&c->records, &c->n_records, rec);
 	if (r < 0)
 		return r;
-	c->key = rec;
+	c->key = c->first = rec;
 	return 0;
 }
 

@@ -99,18 +99,29 @@ typedef struct PstoreSkipped {
 
 typedef struct PstoreCrash {
 	PstoreCrashKind kind;
-	/* The main records; dmesg parts oldest first, i.e. highest part first. */
+	/* The main records, whose text is the crash's log; dmesg parts oldest first, i.e.
+	 * highest part first. */
 	PstoreRecord **records;
 	size_t n_records;
+	/* The parts of the crash's other dump when the kernel dumped twice as it died (see
+	 * pstore_group()): stored and erased with the crash, but not in its log. */
+	PstoreRecord **other_dump;
+	size_t n_other_dump;
 	/* Console, pmsg, ftrace logs of the same boot kept with a kernel crash. */
 	PstoreRecord **logs;
 	size_t n_logs;
-	/* Part numbers between 1 and the highest present that are absent. */
+	/* Part numbers between 1 and the highest present that are absent, in the main records. */
 	unsigned *missing_parts;
 	size_t n_missing_parts;
 	/* The record the crash id is derived from, erased last (see pstore_group()). */
 	PstoreRecord *key;
+	/* The lowest part of the crash's first dump, whose reason is the crash's: an oops that
+	 * ended in a panic is an oops. The key unless there is an other dump. */
+	PstoreRecord *first;
 } PstoreCrash;
+
+/* The records of a crash one by one: main records, other dump, logs; NULL past the last. */
+PstoreRecord *pstore_crash_record(const PstoreCrash *c, size_t i);
 
 typedef struct PstoreScan {
 	PstoreRecord *records;
@@ -155,6 +166,17 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(PstoreScan *, pstore_scan_free);
  *    number seen twice, or a record stored more than
  *    PSTORE_DUMP_WINDOW_USEC after the dump's first, starts another crash
  *    (two boots can both have a Panic#1). Parts sorted highest first.
+ *  - an Oops dump and the Panic dump that follows it are one crash: the
+ *    kernel dumps in oops_exit() and again in the panic the oops causes
+ *    (panic_on_oops, BUG() in an interrupt, ...). Of the same backend, the
+ *    Oops dump of the highest count below the Panic dump's, stored at most
+ *    PSTORE_OOPS_PANIC_WINDOW_USEC before it. Its first dump (the Oops)
+ *    names the crash; the dump with more parts, the Panic dump if they have
+ *    as many, makes the log (the Panic dump's snapshot holds the oops
+ *    report too, so one dump's text is the whole story, without repeating
+ *    it); the other dump's parts are kept in other_dump. Dumps of different
+ *    boots are far apart in time and count from 1 again; a Shutdown dump is
+ *    the end of a boot, and never joins the crash of the next.
  *  - mce records and records probed as CPER: one hardware-error crash each.
  *  - console, pmsg and ftrace logs: attached to the newest kernel crash of
  *    their backend when attach_logs is set and there is one, otherwise a
@@ -162,11 +184,13 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(PstoreScan *, pstore_scan_free);
  *  - anything else (dmesg without header, Shutdown dumps, unknown types,
  *    names that do not parse): a crash each, previous-boot-log unless it is
  *    a dmesg record.
- * Crashes are sorted by time. The key record of a crash is its lowest part
- * (dmesg) or its only record: erasing it last keeps the crash recognisable
- * when a run is interrupted between erasing the records.
+ * Crashes are sorted by time. The key record of a crash is the lowest part of
+ * its last dump (dmesg) or its only record: erasing it last keeps the crash
+ * recognisable, with the same key, when a run is interrupted between
+ * erasing the records.
  */
 #define PSTORE_DUMP_WINDOW_USEC (60ULL * 1000000ULL)
+#define PSTORE_OOPS_PANIC_WINDOW_USEC (10ULL * 1000000ULL)
 int pstore_group(PstoreScan *s, bool attach_logs);
 
 /* The log text of a dmesg record: what follows the header line, if any. */

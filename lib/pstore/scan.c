@@ -14,6 +14,7 @@
 static void pstore_crash_done(PstoreCrash *c)
 {
 	free(c->records);
+	free(c->other_dump);
 	free(c->logs);
 	free(c->missing_parts);
 }

@@ -173,9 +173,60 @@ check "summary in MESSAGE" grep -q 'of a previous boot: Uncorrected machine chec
 
 setup shutdown-then-panic
 archive --config=/dev/null
-check "three crashes" eq "$(crashes)" 3
-check "two kernel crashes" eq "$(entries MESSAGE_ID=$KERNEL_CRASH)" 2
+check "two crashes" eq "$(crashes)" 2
+check "Oops#1 and Panic#2: one kernel crash" eq "$(entries MESSAGE_ID=$KERNEL_CRASH)" 1
 check "a shutdown log" eq "$(entries MESSAGE_ID=$PREVIOUS_BOOT_LOG)" 1
+
+# Two deaths that the kernel dumped twice each (Oops#1, then Panic#2 a second
+# later), then an oops survived and a panic ten minutes after it.
+setup oops-then-panic
+archive --config=/dev/null
+check "exit status" eq "$rc" 0
+check "a crash per death, not per dump" eq "$(crashes)" 4
+check "one journal entry per crash" eq "$(entries)" 4
+check "pstore erased" eq "$(left)" 0
+check "reasons, oldest first" eq "$(field PSTORE_REASON | xargs)" "oops bug oops panic"
+check "dump reason of the first dump" eq "$(field PSTORE_DUMP_REASON | xargs)" "Oops Oops Oops Panic"
+check "faulting functions" eq "$(field CRASH_FUNCTION | xargs)" \
+	"crashtest_null_deref crashtest_bug crashtest_null_deref sysrq_handle_crash"
+check "PRIORITY by reason" eq "$(field PRIORITY | xargs)" "3 3 3 2"
+check "records byte for byte" records_identical
+joined=0
+for d in "$tmp"/store/*/; do
+	[ "$(jq '.records | length' "$d/crash.json")" -eq 4 ] || continue
+	joined=$((joined + 1))
+	check "both dumps stored" eq "$(ls "$d/records" | wc -l)" 4
+	check "pstore_reason and dump_count of the oops" \
+		eq "$(jq -r '"\(.pstore_reason)#\(.dump_count)"' "$d/crash.json")" "Oops#1"
+	check "the report once in dmesg.txt" eq "$(grep -c 'Oops: 0002\|kernel BUG at' "$d/dmesg.txt")" 1
+	check "the panic in dmesg.txt" eq "$(grep -c 'Kernel panic - not syncing: Fatal exception$' "$d/dmesg.txt")" 1
+	check "no line twice in dmesg.txt" eq "$(sort "$d/dmesg.txt" | uniq -d | wc -l)" 0
+done
+check "two crashes of two dumps" eq "$joined" 2
+# Again, as with Unlink=no: nothing new.
+cp -a "$tmp/orig/." "$tmp/pstore/"
+archive --config=/dev/null --no-unlink
+check "rerun: still four crashes" eq "$(crashes)" 4
+check "rerun: still four entries" eq "$(entries)" 4
+# A run cut short while erasing the first crash left its key, the Panic dump's
+# Part1 (the third record of the first boot), and nothing else: it is the same crash.
+rm -f "$tmp"/pstore/*
+cp -a "$tmp/orig/$(ls "$tmp/orig" | sed -n 3p)" "$tmp/pstore/"
+check "the key is the Panic dump's Part1" eq "$(head -n 1 "$tmp"/pstore/*)" "Panic#2 Part1"
+archive --config=/dev/null
+check "cut short: exit status" eq "$rc" 0
+check "cut short: still four crashes" eq "$(crashes)" 4
+check "cut short: still four entries" eq "$(entries)" 4
+check "cut short: key erased" eq "$(left)" 0
+
+# ERST ran full after the Oops dump: the whole Oops dump makes the log.
+setup oops-then-cut-panic
+archive --config=/dev/null
+check "one crash" eq "$(crashes)" 1
+check "one entry" eq "$(entries)" 1
+check "reason" eq "$(field PSTORE_REASON)" oops
+check "the whole oops dump in dmesg.txt" grep -q 'cut line 1$' "$tmp"/store/*/dmesg.txt
+check "three records" eq "$(jq '.records | length' "$tmp"/store/*/crash.json)" 3
 
 setup bad-input
 archive --config=/dev/null

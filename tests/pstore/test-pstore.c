@@ -302,15 +302,112 @@ Test(pstore, mce_is_hardware_error, .fini = teardown)
 Test(pstore, shutdown_oops_panic, .fini = teardown)
 {
 	_cleanup_(pstore_scan_freep) PstoreScan *s = scan_case("shutdown-then-panic", true);
+	const PstoreCrash *c;
 
-	cr_assert_eq(s->n_crashes, 3);
+	/* The Shutdown dump ends the boot before: it stays on its own. */
+	cr_assert_eq(s->n_crashes, 2);
 	cr_assert_str_eq(s->crashes[0].key->header.reason, "Shutdown");
 	cr_assert_eq(s->crashes[0].kind, PSTORE_CRASH_PREVIOUS_BOOT_LOG);
-	cr_assert_str_eq(s->crashes[1].key->header.reason, "Oops");
-	cr_assert_eq(s->crashes[1].kind, PSTORE_CRASH_KERNEL);
-	cr_assert_str_eq(s->crashes[2].key->header.reason, "Panic");
-	cr_assert_eq(s->crashes[2].key->header.count, 2);
-	cr_assert_eq(s->crashes[2].n_records, 2);
+	cr_assert_eq(s->crashes[0].n_other_dump, 0);
+	/* Oops#1 and, a second later, Panic#2: one crash, an oops, logged by the Panic dump. */
+	c = &s->crashes[1];
+	cr_assert_eq(c->kind, PSTORE_CRASH_KERNEL);
+	cr_assert_str_eq(c->first->header.reason, "Oops");
+	cr_assert_str_eq(c->key->header.reason, "Panic");
+	cr_assert_eq(c->key->header.count, 2);
+	cr_assert_eq(c->n_records, 2);
+	cr_assert_eq(c->n_other_dump, 1);
+	cr_assert_eq(c->other_dump[0], c->first);
+}
+
+static size_t count_str(const char *haystack, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = haystack; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* A crash the kernel dumped twice, Oops#1 then Panic#2: the Panic dump makes the log. */
+static void assert_oops_and_panic(const PstoreCrash *c, const char *tag, const char *report)
+{
+	_cleanup_free_ char *log = reassemble(c);
+	char line[64];
+
+	cr_assert_eq(c->kind, PSTORE_CRASH_KERNEL);
+	cr_assert_eq(c->n_records, 2);
+	cr_assert_eq(c->n_other_dump, 2);
+	for (size_t i = 0; i < c->n_records; i++)
+		cr_assert_str_eq(c->records[i]->header.reason, "Panic");
+	for (size_t i = 0; i < c->n_other_dump; i++)
+		cr_assert_str_eq(c->other_dump[i]->header.reason, "Oops");
+	cr_assert_eq(c->key, c->records[1], "the key is the Panic dump's Part1");
+	cr_assert_eq(c->first, c->other_dump[1], "the Oops dump comes first");
+	cr_assert_eq(c->n_missing_parts, 0);
+
+	cr_assert_eq(count_str(log, report), 1, "%s: the report once, not once per dump", tag);
+	cr_assert_eq(count_str(log, "Kernel panic - not syncing: Fatal exception"), 1);
+	cr_assert_lt(strstr(log, report), strstr(log, "Kernel panic"), "oldest line first");
+	for (int k = 11; k <= 100; k++) {
+		snprintf(line, sizeof(line), "] %s line %d\n", tag, k);
+		cr_assert_eq(count_str(log, line), 1, "%s", line);
+	}
+	cr_assert_null(strstr(log, "Part"), "part headers are stripped");
+}
+
+Test(pstore, oops_then_panic_is_one_crash, .fini = teardown)
+{
+	_cleanup_(pstore_scan_freep) PstoreScan *s = scan_case("oops-then-panic", true);
+
+	cr_assert_eq(s->n_records, 10);
+	cr_assert_eq(s->n_crashes, 4, "two deaths of two dumps each, an oops and a later panic");
+	assert_oops_and_panic(&s->crashes[0], "boot1", "Oops: 0002 [#1]");
+	assert_oops_and_panic(&s->crashes[1], "boot2", "kernel BUG at ");
+
+	/* Boot 3 survived its oops; the panic ten minutes later is another crash. */
+	cr_assert_eq(s->crashes[2].n_records, 1);
+	cr_assert_eq(s->crashes[2].n_other_dump, 0);
+	cr_assert_str_eq(s->crashes[2].key->header.reason, "Oops");
+	cr_assert_eq(s->crashes[2].first, s->crashes[2].key);
+	cr_assert_eq(s->crashes[3].n_records, 1);
+	cr_assert_eq(s->crashes[3].n_other_dump, 0);
+	cr_assert_str_eq(s->crashes[3].first->header.reason, "Panic");
+}
+
+Test(pstore, oops_then_cut_panic, .fini = teardown)
+{
+	_cleanup_(pstore_scan_freep) PstoreScan *s = scan_case("oops-then-cut-panic", true);
+	_cleanup_free_ char *log = NULL;
+	const PstoreCrash *c;
+
+	cr_assert_eq(s->n_crashes, 1);
+	c = &s->crashes[0];
+	/* The whole Oops dump makes the log; the key stays the Panic dump's Part1, so that a
+	 * run cut short between erasing the records finds the same crash again. */
+	cr_assert_eq(c->n_records, 2);
+	cr_assert_str_eq(c->records[0]->header.reason, "Oops");
+	cr_assert_eq(c->n_other_dump, 1);
+	cr_assert_eq(c->key, c->other_dump[0]);
+	cr_assert_str_eq(c->key->header.reason, "Panic");
+	cr_assert_eq(c->first, c->records[1]);
+	log = reassemble(c);
+	cr_assert_eq(count_str(log, "Oops: 0002 [#1]"), 1);
+	cr_assert_not_null(strstr(log, "] cut line 1\n"));
+	cr_assert_null(strstr(log, "Kernel panic"));
+}
+
+Test(pstore, crash_record_walks_all_records, .fini = teardown)
+{
+	_cleanup_(pstore_scan_freep) PstoreScan *s = scan_case("shutdown-then-panic", true);
+	const PstoreCrash *c = &s->crashes[1];
+	size_t n = 0;
+
+	while (pstore_crash_record(c, n))
+		n++;
+	cr_assert_eq(n, 3);
+	cr_assert_eq(pstore_crash_record(c, 0), c->records[0]);
+	cr_assert_eq(pstore_crash_record(c, 2), c->other_dump[0]);
 }
 
 static const PstoreRecord *find(const PstoreScan *s, const char *suffix)

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The upload helper of "pstorectl upload" (see upload.c), the one part of
+ * pstorectl that links the uploader and libcurl:
+ *
+ *   pstorectl-upload --store-dir=DIR [--config=FILE] [--target=NAME]
+ *                    [--dmi-dir=DIR] [--force] [--] [ID...]
+ *
+ * ID: full crash ids, which pstorectl resolved. Sends the crashes now,
+ * without waiting for their backoff (daemon/upload.h), with a line per
+ * crash (a progress bar on a terminal) and a summary.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crash-util.h"
+#include "log.h"
+#include "macro.h"
+#include "upload-options.h"
+#include "upload.h"
+
+/* As pstorectl.h declares it, for crash-util.c. */
+const char *arg_store_dir;
+
+/* What a terminal shows while many crashes go: one line, rewritten. */
+typedef struct Progress {
+	bool bar;
+	size_t shown;
+} Progress;
+
+static void print_bar(const UploadEvent *e)
+{
+	const int width = 30;
+	int done = e->total ? (int)(e->index * width / e->total) : width;
+
+	printf("\r\033[K%-10s [%.*s%*s] %zu/%zu", e->target, done, "##############################",
+	       width - done, "", e->index, e->total);
+	fflush(stdout);
+}
+
+static void show_event(const UploadEvent *e, void *userdata)
+{
+	Progress *p = userdata;
+	char size[FORMAT_BYTES_MAX];
+
+	/* On a terminal, sent crashes only move the bar; anything else gets its line. */
+	if (p->bar && e->result == UPLOAD_RESULT_SENT) {
+		print_bar(e);
+		return;
+	}
+	if (p->bar)
+		printf("\r\033[K");
+	printf("%-8s %-10s %s %6s %s\n", upload_result_to_string(e->result), e->target, e->id,
+	       format_bytes(size, e->bytes) ?: "-", e->message);
+	if (p->bar)
+		print_bar(e);
+	p->shown++;
+}
+
+static int parse_argv(int argc, char *argv[])
+{
+	enum { ARG_STORE_DIR = 0x100 };
+	static const struct option options[] = {
+		{"store-dir", required_argument, NULL, ARG_STORE_DIR},
+		UPLOAD_CONFIG_OPTIONS,
+		UPLOAD_FORCE_OPTION,
+		{}};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+		if (c == ARG_STORE_DIR)
+			arg_store_dir = optarg;
+		else if (c == '?' || handle_upload_option(c, optarg) < 0)
+			return -EINVAL;
+	}
+	if (!arg_store_dir)
+		return log_error_errno(EINVAL, "No --store-dir=: run 'pstorectl upload' instead.");
+	for (int i = optind; i < argc; i++)
+		if (!store_crash_id_is_valid(argv[i]))
+			return log_error_errno(EINVAL, "Not a full crash id: '%s'.", argv[i]);
+	return 0;
+}
+
+static int run_upload(char **ids)
+{
+	PstoredConfig *config = NULL;
+	UploadSummary sum = {};
+	Progress progress = {.bar = isatty(STDOUT_FILENO)};
+	int r;
+
+	r = load_upload_config(&config);
+	if (r < 0)
+		return r;
+
+	UploadOptions o = {
+		.store_dir = arg_store_dir,
+		.config = config,
+		.target = arg_upload_target,
+		.ids = ids,
+		.now = true,
+		.force = arg_upload_force,
+		.dmi_dir = arg_upload_dmi_dir,
+		.progress = show_event,
+		.userdata = &progress,
+	};
+	r = upload_run(&o, &sum);
+	pstored_config_free(config);
+	if (progress.bar && sum.sent + sum.deferred + sum.failed > 0)
+		putchar('\n');
+	if (r < 0)
+		return r;
+
+	printf("%u sent, %u deferred, %u failed", sum.sent, sum.deferred, sum.failed);
+	if (sum.not_due > 0)
+		printf(", %u held back (Retry-After or daily limit; --force sends them)",
+		       sum.not_due);
+	printf(".\n");
+	return sum.deferred > 0 || sum.failed > 0 ? -EAGAIN : 0;
+}
+
+int main(int argc, char *argv[])
+{
+	int r;
+
+	r = parse_argv(argc, argv);
+	if (r < 0)
+		return EXIT_FAILURE;
+	/* The ids are argv[optind...], NULL-terminated as upload_run() wants them. */
+	r = run_upload(optind < argc ? argv + optind : NULL);
+	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
