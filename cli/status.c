@@ -157,20 +157,17 @@ static int pstore_parameters(json_t *ret)
  */
 static int pstore_records(json_t *ret)
 {
-	_cleanup_close_ int fd = open(arg_pstore_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	json_t *backends = json_object();
 	uint64_t count = 0, bytes = 0;
 	struct dirent *de;
 	DIR *d;
+	int r;
 
 	if (!backends || json_object_set_new(ret, "backends", backends) < 0)
 		return -ENOMEM;
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d)
-		return -errno;
-	fd = TAKE_FD(fd);
+	r = opendir_at(AT_FDCWD, arg_pstore_dir, 0, &d);
+	if (r < 0)
+		return r;
 
 	while ((de = readdir(d))) {
 		_cleanup_free_ char *name = strdup(de->d_name);

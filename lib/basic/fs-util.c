@@ -140,12 +140,29 @@ fail:
 	return r;
 }
 
+int opendir_at(int dir_fd, const char *name, int flags, DIR **ret)
+{
+	int fd, r;
+	DIR *d;
+
+	fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	*ret = d;
+	return 0;
+}
+
 int rm_rf_at(int dir_fd, const char *name)
 {
-	_cleanup_close_ int fd = -1;
 	DIR *d;
 	struct dirent *de;
-	int r = 0;
+	int r;
 
 	if (unlinkat(dir_fd, name, 0) >= 0)
 		return 0;
@@ -154,23 +171,14 @@ int rm_rf_at(int dir_fd, const char *name)
 	if (errno != EISDIR && errno != EPERM)
 		return -errno;
 
-	fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d)
-		return -errno;
-	fd = dup(dirfd(d));
-	if (fd < 0) {
-		r = -errno;
-		closedir(d);
+	r = opendir_at(dir_fd, name, O_NOFOLLOW, &d);
+	if (r < 0)
 		return r;
-	}
 
 	while ((errno = 0, de = readdir(d))) {
 		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
 			continue;
-		r = rm_rf_at(fd, de->d_name);
+		r = rm_rf_at(dirfd(d), de->d_name);
 		if (r < 0)
 			break;
 	}

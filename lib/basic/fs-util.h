@@ -6,6 +6,7 @@
  * and leave output parameters untouched on failure.
  */
 
+#include <dirent.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -30,6 +31,9 @@ int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size
  * name and fsyncs the directory.
  */
 int write_file_atomic_at(int dir_fd, const char *name, const void *buf, size_t len);
+
+/* Opens the directory dir_fd/name for readdir(); flags adds to O_DIRECTORY | O_CLOEXEC. */
+int opendir_at(int dir_fd, const char *name, int flags, DIR **ret);
 
 /* Removes dir_fd/name and everything below it, never following symlinks. */
 int rm_rf_at(int dir_fd, const char *name);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs-util.h"
 #include "pstore.h"
 
 static void pstore_crash_done(PstoreCrash *c)
@@ -128,7 +129,6 @@ static void read_record(int dir_fd, PstoreRecord *r, size_t max_record, PstorePr
 int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata, PstoreScan **ret)
 {
 	_cleanup_(pstore_scan_freep) PstoreScan *s = NULL;
-	_cleanup_close_ int fd = -1;
 	struct dirent *de;
 	DIR *d;
 	int r = 0;
@@ -137,13 +137,9 @@ int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata
 	if (!s)
 		return -ENOMEM;
 
-	fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d)
-		return -errno;
-	TAKE_FD(fd);
+	r = opendir_at(dir_fd, ".", 0, &d);
+	if (r < 0)
+		return r;
 
 	while ((errno = 0, de = readdir(d))) {
 		struct stat st;

@@ -126,18 +126,13 @@ static int store_lock(Store *s, bool wait)
 /* Removes staging and half-deleted directories left by an interrupted writer. Lock held. */
 static int store_remove_leftovers(Store *s)
 {
-	_cleanup_close_ int fd = -1;
 	DIR *d;
 	struct dirent *de;
 	int r = 0;
 
-	fd = openat(s->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d)
-		return -errno;
-	TAKE_FD(fd);
+	r = opendir_at(s->dir_fd, ".", 0, &d);
+	if (r < 0)
+		return r;
 	while ((de = readdir(d))) {
 		if (strneq(de->d_name, STAGING_PREFIX, strlen(STAGING_PREFIX)) ||
 		    strneq(de->d_name, DELETED_PREFIX, strlen(DELETED_PREFIX))) {
@@ -599,7 +594,6 @@ static int index_write(Store *s, json_t *map)
  */
 static int index_reconcile(Store *s, json_t *map)
 {
-	_cleanup_close_ int fd = -1;
 	json_auto_t *present = NULL;
 	bool changed = false;
 	struct dirent *de;
@@ -611,13 +605,9 @@ static int index_reconcile(Store *s, json_t *map)
 	present = json_object();
 	if (!present)
 		return -ENOMEM;
-	fd = openat(s->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d)
-		return -errno;
-	TAKE_FD(fd);
+	r = opendir_at(s->dir_fd, ".", 0, &d);
+	if (r < 0)
+		return r;
 
 	while ((errno = 0, de = readdir(d))) {
 		if (!store_crash_id_is_valid(de->d_name))
@@ -965,20 +955,15 @@ static int compare_slots(const void *a, const void *b)
 /* The crash directories' names (valid crash ids), sorted. */
 static int crash_dir_names(Store *s, CrashIdSlot **ret, size_t *ret_n)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_free_ CrashIdSlot *v = NULL;
 	size_t n = 0, allocated = 0;
 	struct dirent *de;
 	int r = 0;
 	DIR *d;
 
-	fd = openat(s->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d)
-		return -errno;
-	TAKE_FD(fd);
+	r = opendir_at(s->dir_fd, ".", 0, &d);
+	if (r < 0)
+		return r;
 
 	while ((errno = 0, de = readdir(d))) {
 		if (!store_crash_id_is_valid(de->d_name) ||

@@ -15,19 +15,7 @@ FIXTURES=$top_srcdir/tests/fixtures
 tmp=$(mktemp -d /tmp/test-archived.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 store=$tmp/store
-failures=0 tests=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-check() { # check DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	tests=$((tests + 1))
-	if "$@"; then echo "ok: $what"; else fail "$what"; fi
-}
-eq() { [ "$1" = "$2" ] || { echo "  expected '$2', got '$1'" >&2; return 1; }; }
+. "$top_srcdir/tests/lib/checks.sh"
 ctl() { "$PSTORECTL" --store-dir="$store" --no-pager "$@"; }
 jqe() { jq -e "$@" >/dev/null; }
 
@@ -139,5 +127,4 @@ check "bad id: exit 1" eval '! ctl show ffffffff 2>/dev/null'
 check "bad option: exit 1" eval '! ctl list --bogus 2>/dev/null'
 check "missing store: exit 1" eval '! "$PSTORECTL" --store-dir="$tmp/none" list 2>/dev/null'
 
-echo "$tests checks, $failures failed"
-[ "$failures" -eq 0 ]
+checks_done

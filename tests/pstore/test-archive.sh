@@ -14,20 +14,7 @@ KERNEL_CRASH=c55ba87f78104684bc1951566a609be3
 HARDWARE_ERROR=ca7a7c717ad840c59aed31ea301d3f63
 PREVIOUS_BOOT_LOG=ecb218b009524843b5f7e5aa27d20e51
 tmp=$(mktemp -d /tmp/test-archive.XXXXXX)
-failures=0
-tests=0
-
-fail() {
-	echo "FAIL: $case: $*" >&2
-	failures=$((failures + 1))
-}
-check() { # check DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	tests=$((tests + 1))
-	"$@" || fail "$what"
-}
-eq() { [ "$1" = "$2" ] || { echo "  expected '$2', got '$1'" >&2; return 1; }; }
+. "$top_srcdir/tests/lib/checks.sh"
 
 # setup CASE: a fresh pstore (and a pristine copy to compare with) and store.
 setup() {
@@ -273,5 +260,4 @@ check "bad config: names file and line" grep -q "bad.conf:2" "$tmp/out"
 check "bad config: records stay" eq "$(left)" 3
 
 rm -rf "$tmp"
-echo "$tests checks, $failures failed"
-[ "$failures" -eq 0 ]
+checks_done

@@ -7,12 +7,7 @@ set -eu
 unit=$top_builddir/units/pstored.service
 tmp=$(mktemp -d /tmp/test-units.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
+. "$top_srcdir/tests/lib/checks.sh"
 
 # verify wants the ExecStart= binary: point it at the one just built.
 sed "s|^ExecStart=[^ ]*|ExecStart=$top_builddir/daemon/pstored|" "$unit" >"$tmp/pstored.service"
@@ -44,4 +39,4 @@ store=$(sed -n 's/^d \([^ ]*\) .*/\1/p' "$top_builddir/units/pstored.conf")
 [ "$(stat -c '%a %U' "$tmp/root$store" 2>/dev/null)" = "700 root" ] ||
 	fail "tmpfiles did not create $store 0700 root"
 
-[ "$failures" -eq 0 ]
+checks_done

@@ -87,6 +87,7 @@ make_cert() {
 # $NGINX_TLS_PORT if $T/tls/nginx.pem exists), documents under $T/www.
 # Locations:
 #   /crashes/   WebDAV PUT: each document becomes a file
+#   /paced/     the same, at most 20 requests a second (the rest wait)
 #   /post/      accepts POST (201), stores nothing
 #   /fail500/   500            /throttle/  429 + Retry-After: 3600
 #   /busy/      503 + Retry-After: 120     /reject/   403 with an explanation
@@ -96,7 +97,7 @@ make_cert() {
 #   METHOD URI STATUS CONNECTION PROTOCOL IDEMPOTENCY-KEY CONTENT-TYPE AUTHORIZATION
 start_nginx() {
 	: "${NGINX_PORT:=$(free_port)}"
-	mkdir -p "$T/nginx/tmp" "$T/www/crashes"
+	mkdir -p "$T/nginx/tmp" "$T/www/crashes" "$T/www/paced"
 	tls=""
 	if [ -f "$T/tls/nginx.pem" ]; then
 		: "${NGINX_TLS_PORT:=$(free_port)}"
@@ -132,11 +133,18 @@ start_nginx() {
 			scgi_temp_path $T/nginx/tmp/scgi;
 			client_max_body_size 64m;
 			keepalive_requests 100000;
+			limit_req_zone \$server_port zone=paced:64k rate=20r/s;
 			server {
 				listen 127.0.0.1:$NGINX_PORT;
 				$tls
 				root $T/www;
 				location /crashes/ {
+					dav_methods PUT;
+					create_full_put_path on;
+					dav_access user:rw;
+				}
+				location /paced/ {
+					limit_req zone=paced burst=100000;
 					dav_methods PUT;
 					create_full_put_path on;
 					dav_access user:rw;

@@ -5,8 +5,9 @@
  * record, the reassembled dmesg.txt and crash.json (pstored-store(5)). The
  * logs carry what redaction must remove: an IPv4 and an IPv6 address, a MAC
  * address, the hostname (from $MAKE_CRASHES_HOSTNAME) and a serial number
- * ($MAKE_CRASHES_SERIAL). Prints the ids, one a line. For the upload tests
- * and the bench, which need many crashes quickly.
+ * ($MAKE_CRASHES_SERIAL). $MAKE_CRASHES_PAD=BYTES adds that much boot log
+ * before the panic, for large documents. Prints the ids, one a line. For the
+ * upload tests and the bench, which need many crashes quickly.
  */
 
 #include <errno.h>
@@ -21,7 +22,24 @@
 #include "store/store.h"
 #include "time-util.h"
 
-static int make_crash(Store *s, unsigned n, const char *hostname, const char *serial)
+/* BYTES of boot log lines. */
+static char *make_padding(size_t bytes)
+{
+	static const char line[] = "<6>[    6.000000] usb 1-1: new high-speed USB device\n";
+	char *pad = malloc(bytes + 1);
+
+	if (!pad)
+		return NULL;
+	for (size_t i = 0; i < bytes; i++)
+		pad[i] = line[i % (sizeof(line) - 1)];
+	if (bytes > 0)
+		pad[bytes - 1] = '\n';
+	pad[bytes] = '\0';
+	return pad;
+}
+
+static int make_crash(Store *s, unsigned n, const char *hostname, const char *serial,
+		      const char *padding)
 {
 	_cleanup_(store_txn_freep) StoreTxn *t = NULL;
 	_cleanup_free_ char *log = NULL, *record = NULL, *name = NULL, *file = NULL;
@@ -40,6 +58,7 @@ static int make_crash(Store *s, unsigned n, const char *hostname, const char *se
 		     "52:54:00:12:34:%02x\n"
 		     "<6>[    4.000000] eth0: 10.0.%u.%u up, fe80::5054:ff:fe12:%x\n"
 		     "<6>[    5.000000] systemd[1]: Set hostname to <%s>.\n"
+		     "%s"
 		     "<6>[  100.%06u] sysrq: Trigger a crash\n"
 		     "<0>[  100.%06u] Kernel panic - not syncing: sysrq triggered crash %u\n"
 		     "<4>[  100.%06u] CPU: 0 PID: 1 Comm: bash Not tainted 6.1.0-17-amd64 #1\n"
@@ -48,8 +67,8 @@ static int make_crash(Store *s, unsigned n, const char *hostname, const char *se
 		     "<4>[  100.%06u]  panic+0x1a/0x20\n"
 		     "<4>[  100.%06u]  sysrq_handle_crash+0x16/0x20\n"
 		     "<4>[  100.%06u]  </TASK>\n",
-		     serial, n % 256, n / 256 % 256, n % 256, n, hostname, n, n, n, n, n, n, n, n,
-		     n) < 0)
+		     serial, n % 256, n / 256 % 256, n % 256, n, hostname, padding, n, n, n, n, n,
+		     n, n, n, n) < 0)
 		return log_oom();
 	if (asprintf(&record, "Panic#1 Part1\n%s", log) < 0 ||
 	    asprintf(&name, "dmesg-erst-%" PRIu64, record_id) < 0 ||
@@ -103,6 +122,8 @@ int main(int argc, char *argv[])
 	_cleanup_(store_freep) Store *s = NULL;
 	const char *hostname = getenv("MAKE_CRASHES_HOSTNAME") ?: "testhost";
 	const char *serial = getenv("MAKE_CRASHES_SERIAL") ?: "PF2ABC9Z";
+	_cleanup_free_ char *padding =
+		make_padding(strtoul(getenv("MAKE_CRASHES_PAD") ?: "0", NULL, 10));
 	unsigned long n, first = 0;
 	int r;
 
@@ -112,11 +133,14 @@ int main(int argc, char *argv[])
 	if (argc == 4)
 		first = strtoul(argv[3], NULL, 10);
 
+	if (!padding)
+		return log_oom(), EXIT_FAILURE;
+
 	r = store_open(argv[1], STORE_CREATE, &s);
 	if (r < 0)
 		return log_error_errno(r, "Failed to open %s: %m", argv[1]), EXIT_FAILURE;
 	for (unsigned long i = first; i < first + n; i++) {
-		r = make_crash(s, (unsigned)i, hostname, serial);
+		r = make_crash(s, (unsigned)i, hostname, serial, padding);
 		if (r < 0)
 			return EXIT_FAILURE;
 	}
