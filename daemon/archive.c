@@ -725,13 +725,16 @@ static void vacuum_store(Archive *a)
 			 json_string_value(id), store_path(a->store));
 }
 
-/* What to do about the first failure, when its error says. */
-static const char *failure_hint(const Archive *a)
+/*
+ * What to do about a failure, when its error says; in_store: the error is
+ * the store's (not the journal's, say).
+ */
+static const char *failure_hint(int error, bool in_store)
 {
-	switch (-a->first_error) {
+	switch (-error) {
 	case ENOSPC:
 	case EDQUOT:
-		return a->store ? "free space on the file system of the store, or lower MaxUse= "
+		return in_store ? "free space on the file system of the store, or lower MaxUse= "
 				  "in pstored.conf, then run 'pstored archive' again"
 				: NULL;
 	case EIO:
@@ -809,9 +812,11 @@ int verb_archive(int argc, char *argv[])
 		r = store_open(arg_store_dir, STORE_CREATE, &store);
 		if (r < 0)
 			return log_error_errno(r,
-					       "%s: cannot open the crash store: %m; records stay "
-					       "in pstore",
-					       arg_store_dir);
+					       "%s: cannot open the crash store: %m; the records "
+					       "stay in %s%s%s.",
+					       arg_store_dir, a.pstore_dir,
+					       failure_hint(r, true) ? ": " : "",
+					       failure_hint(r, true) ?: "");
 		a.store = store;
 	}
 
@@ -830,11 +835,14 @@ int verb_archive(int argc, char *argv[])
 	(void)sd_notifyf(false,
 			 "STATUS=Archived %u crashes (%u already done, %u dropped, %u failed)",
 			 a.archived, a.already, a.dropped, a.failed);
-	if (a.failed > 0)
+	if (a.failed > 0) {
+		const char *hint = failure_hint(a.first_error, a.store);
+
 		return log_error_errno(EIO,
 				       "%u of %zu crashes could not be archived; their records "
 				       "stay in %s for the next run%s%s.",
-				       a.failed, scan->n_crashes, a.pstore_dir,
-				       failure_hint(&a) ? ": " : "", failure_hint(&a) ?: "");
+				       a.failed, scan->n_crashes, a.pstore_dir, hint ? ": " : "",
+				       hint ?: "");
+	}
 	return 0;
 }
