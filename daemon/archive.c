@@ -62,6 +62,7 @@ typedef struct Archive {
 	sd_journal *journal_reader;
 	char boot_id[SD_ID128_STRING_MAX], machine_id[SD_ID128_STRING_MAX];
 	unsigned archived, already, dropped, failed;
+	int first_error; /* of the first crash that failed */
 	Staged staged[STAGED_MAX];
 	size_t n_staged;
 } Archive;
@@ -768,6 +769,14 @@ static int archive_staged_done(Archive *a, Staged *st)
  * of a batch is journaled or erased before its commit returned: should it
  * fail, every record of the batch stays in pstore for the next run.
  */
+/* Counts n crashes that could not be archived; the first error picks the advice of the summary. */
+static void archive_failed(Archive *a, int error, size_t n)
+{
+	if (a->failed == 0)
+		a->first_error = error;
+	a->failed += n;
+}
+
 static void archive_commit(Archive *a)
 {
 	StoreTxn *txns[STAGED_MAX];
@@ -781,14 +790,15 @@ static void archive_commit(Archive *a)
 	if (r < 0) {
 		log_error_errno(r, "%s: cannot store %zu crashes: %m; their records stay in pstore",
 				store_path(a->store), a->n_staged);
-		a->failed += a->n_staged;
+		archive_failed(a, r, a->n_staged);
 		a->archived -= a->n_staged;
 	}
 	for (size_t i = 0; i < a->n_staged; i++) {
 		Staged *st = &a->staged[i];
+		int k;
 
-		if (r >= 0 && archive_staged_done(a, st) < 0)
-			a->failed++;
+		if (r >= 0 && (k = archive_staged_done(a, st)) < 0)
+			archive_failed(a, k, 1);
 		store_txn_free(st->txn);
 		json_decref(st->doc);
 	}
@@ -828,6 +838,29 @@ static void vacuum_store(Archive *a)
 	json_array_foreach(removed, i, id)
 		log_info("Removed crash %s from %s (retention limits of pstored.conf).",
 			 json_string_value(id), store_path(a->store));
+}
+
+/*
+ * What to do about a failure, when its error says; in_store: the error is
+ * the store's (not the journal's, say).
+ */
+static const char *failure_hint(int error, bool in_store)
+{
+	switch (-error) {
+	case ENOSPC:
+	case EDQUOT:
+		return in_store ? "free space on the file system of the store, or lower MaxUse= "
+				  "in pstored.conf, then run 'pstored archive' again"
+				: NULL;
+	case EIO:
+		return "an I/O error; see the kernel log (dmesg) about the device, then run "
+		       "'pstored archive' again";
+	case EROFS:
+		return "a read-only file system; remount it read-write, then run 'pstored "
+		       "archive' again";
+	default:
+		return NULL;
+	}
 }
 
 static int load_config(PstoredConfig **ret)
@@ -894,17 +927,20 @@ int verb_archive(int argc, char *argv[])
 		r = store_open(arg_store_dir, STORE_CREATE, &store);
 		if (r < 0)
 			return log_error_errno(r,
-					       "%s: cannot open the crash store: %m; records stay "
-					       "in pstore",
-					       arg_store_dir);
+					       "%s: cannot open the crash store: %m; the records "
+					       "stay in %s%s%s.",
+					       arg_store_dir, a.pstore_dir,
+					       failure_hint(r, true) ? ": " : "",
+					       failure_hint(r, true) ?: "");
 		a.store = store;
 	}
 
 	for (size_t i = 0; i < scan->n_crashes; i++) {
 		(void)sd_notifyf(false, "STATUS=Archiving crash %zu of %zu", i + 1,
 				 scan->n_crashes);
-		if (archive_crash(&a, &scan->crashes[i]) < 0)
-			a.failed++;
+		r = archive_crash(&a, &scan->crashes[i]);
+		if (r < 0)
+			archive_failed(&a, r, 1);
 		if (a.n_staged == STAGED_MAX)
 			archive_commit(&a);
 	}
@@ -917,10 +953,14 @@ int verb_archive(int argc, char *argv[])
 	(void)sd_notifyf(false,
 			 "STATUS=Archived %u crashes (%u already done, %u dropped, %u failed)",
 			 a.archived, a.already, a.dropped, a.failed);
-	if (a.failed > 0)
+	if (a.failed > 0) {
+		const char *hint = failure_hint(a.first_error, a.store);
+
 		return log_error_errno(EIO,
 				       "%u of %zu crashes could not be archived; their records "
-				       "stay in %s for the next run.",
-				       a.failed, scan->n_crashes, a.pstore_dir);
+				       "stay in %s for the next run%s%s.",
+				       a.failed, scan->n_crashes, a.pstore_dir, hint ? ": " : "",
+				       hint ?: "");
+	}
 	return 0;
 }
