@@ -156,9 +156,21 @@ done
 # 2. The Nth call of a family fails with EIO: pstored says what failed and
 #    what to do and exits non-zero, the records stay; a rerun archives
 #    everything. Calls that pstored can do without may fail unnoticed:
-#    writes of the index (a cache, rebuilt from the crash directories) and
-#    the removal of a staging directory of an earlier run (there is none
-#    here).
+#    writes of the index (a cache, rebuilt from the crash directories),
+#    among them the new store's empty index (from its open to the fsync of
+#    the store directory after its rename), and the removal of a staging
+#    directory of an earlier run (there is none here).
+empty_index_first=$(awk '$NF ~ /\/index\.tmp$/ { print $1; exit }' "$tmp/calls")
+empty_index_last=$(awk '$2 == "rename" && $(NF - 2) ~ /\/index\.tmp$/ { print $1 + 1; exit }' \
+	"$tmp/calls")
+[ -n "$empty_index_first" ] && [ -n "$empty_index_last" ] &&
+	sed -n "${empty_index_last}p" "$tmp/calls" | grep -q "^[0-9]* fsync .*/store$" ||
+	fail "the calls do not show the new store's empty index written, renamed and synced"
+writes_empty_index() { # the failed call of the trace is one of the new store's empty index
+	local n
+	n=$(awk '$NF == "FAIL" { print $1; exit }' "$tmp/trace")
+	[ -n "$n" ] && [ "$n" -ge "${empty_index_first:-0}" ] && [ "$n" -le "${empty_index_last:-0}" ]
+}
 fail_points=0
 for family in $families; do
 	for n in $(points "${family_calls[$family]}"); do
@@ -167,7 +179,8 @@ for family in $families; do
 		fresh
 		faulty FAULT_INJECT_FAIL="$family:$n:EIO"
 		fail_points=$((fail_points + 1))
-		if grep -q -e '/index FAIL$' -e '^[0-9]* unlink .*/\.tmp-[^/]* FAIL$' "$tmp/trace"; then
+		if grep -q -e '/index FAIL$' -e '^[0-9]* unlink .*/\.tmp-[^/]* FAIL$' "$tmp/trace" ||
+			writes_empty_index; then
 			:
 		elif [ "$rc" -eq 0 ]; then
 			fail "$what: exited with 0"
