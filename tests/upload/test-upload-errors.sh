@@ -64,6 +64,14 @@ target r reject
 [ "$(upload_state "$id" r)" = failed ] || fail "403: not failed"
 "$PSTORECTL" --store-dir="$STORE" show "$id" >"$T/show" 2>&1
 grep -q "token lacks the crash:write scope" "$T/show" || { cat "$T/show"; fail "show: no answer"; }
+grep -q "^ *r: failed, 1 attempt" "$T/show" || { cat "$T/show"; fail "show: no failed state"; }
+grep -q "last error: .*HTTP 403" "$T/show" || { cat "$T/show"; fail "show: no last error"; }
+# ... and counted apart by pstorectl status, with a warning.
+"$PSTORECTL" --store-dir="$STORE" --no-pager status --config="$T/pstored.conf" >"$T/status" 2>&1
+failed=$(cat "$STORE"/*/crash.json | jq -s '[.[] | select(.upload.r.state == "failed")] | length')
+grep -q "^ *Upload: 0 crashes waiting, $failed failed (targets: r)$" "$T/status" ||
+	{ cat "$T/status"; fail "status: not failed"; }
+grep -q "$failed crashes failed to upload" "$T/status" || { cat "$T/status"; fail "status: no warning"; }
 n=$(count_requests '^PUT /reject/')
 pstorectl_upload >"$T/out" 2>&1 || :
 [ "$(count_requests '^PUT /reject/')" = "$n" ] || fail "403: a failed crash was retried"
