@@ -294,8 +294,9 @@ static mode_t open_mode(int flags, va_list ap)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0;
 }
 
-#define DEFINE_OPENAT(function)                                                                    \
-	int function(int dir_fd, const char *path, int flags, ...)                                 \
+/* open() and openat() alike: PARAMS is the function's parameter list, ARGS the real call's. */
+#define DEFINE_OPEN(function, params, dir_fd, args)                                               \
+	int function params                                                                        \
 	{                                                                                          \
 		va_list ap;                                                                        \
 		mode_t mode;                                                                       \
@@ -306,28 +307,15 @@ static mode_t open_mode(int flags, va_list ap)
 		va_end(ap);                                                                        \
 		if (open_may_write(flags))                                                         \
 			e = fault_point(FAMILY_OPEN, #function, dir_fd, path, NULL);               \
-		FAIL_OR(e, real_##function(dir_fd, path, flags, mode));                            \
+		FAIL_OR(e, real_##function args);                                                  \
 	}
 
-#define DEFINE_OPEN(function)                                                                      \
-	int function(const char *path, int flags, ...)                                             \
-	{                                                                                          \
-		va_list ap;                                                                        \
-		mode_t mode;                                                                       \
-		int e = 0;                                                                         \
-		REAL(function);                                                                    \
-		va_start(ap, flags);                                                               \
-		mode = open_mode(flags, ap);                                                       \
-		va_end(ap);                                                                        \
-		if (open_may_write(flags))                                                         \
-			e = fault_point(FAMILY_OPEN, #function, AT_FDCWD, path, NULL);             \
-		FAIL_OR(e, real_##function(path, flags, mode));                                    \
-	}
-
-DEFINE_OPEN(open)
-DEFINE_OPEN(open64)
-DEFINE_OPENAT(openat)
-DEFINE_OPENAT(openat64)
+DEFINE_OPEN(open, (const char *path, int flags, ...), AT_FDCWD, (path, flags, mode))
+DEFINE_OPEN(open64, (const char *path, int flags, ...), AT_FDCWD, (path, flags, mode))
+DEFINE_OPEN(openat, (int dir_fd, const char *path, int flags, ...), dir_fd,
+	    (dir_fd, path, flags, mode))
+DEFINE_OPEN(openat64, (int dir_fd, const char *path, int flags, ...), dir_fd,
+	    (dir_fd, path, flags, mode))
 
 static bool is_regular_file(int fd)
 {
