@@ -207,24 +207,10 @@ int pstore_record_read_head(int dir_fd, const PstoreRecord *r, size_t max, char 
 			    size_t size, size_t *ret_len)
 {
 	_cleanup_close_ int fd = record_open(dir_fd, r, max);
-	size_t len = 0;
 
 	if (fd < 0)
 		return fd;
-	while (len < size) {
-		ssize_t n = read(fd, buf + len, size - len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	*ret_len = len;
-	return 0;
+	return read_full(fd, buf, size, ret_len);
 }
 
 int pstore_record_inflate(const char *buf, size_t len, size_t max, char **ret, size_t *ret_len)
