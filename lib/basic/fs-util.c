@@ -33,17 +33,39 @@ int write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int read_full(int fd, void *buf, size_t size, size_t *ret_len)
+{
+	char *p = buf;
+	size_t len = 0;
+
+	while (len < size) {
+		ssize_t n = read(fd, p + len, size - len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	*ret_len = len;
+	return 0;
+}
+
 int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t size = 0, allocated = 0;
 	struct stat st;
 
-	/* Start with the file size when it is known; pstore and sysfs files may lie (0). */
+	/* Start with the file size when it is known, and a byte more to see the end without
+	 * growing the buffer; pstore and sysfs files may lie (0). */
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (S_ISREG(st.st_mode) && st.st_size > 0)
-		allocated = MIN((size_t)st.st_size, max) + 1;
+		allocated = MIN((size_t)st.st_size, max) + 2;
 	if (allocated < 4096)
 		allocated = MIN(max, (size_t)4096) + 1;
 
@@ -52,10 +74,10 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len)
 		return -ENOMEM;
 
 	for (;;) {
-		ssize_t n;
+		size_t want, n;
+		int r;
 
 		if (size + 1 >= allocated) {
-			size_t want;
 			char *p;
 
 			if (size > max)
@@ -68,17 +90,15 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len)
 			allocated = want;
 		}
 
-		n = read(fd, buf + size, allocated - 1 - size);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		size += (size_t)n;
+		want = allocated - 1 - size;
+		r = read_full(fd, buf + size, want, &n);
+		if (r < 0)
+			return r;
+		size += n;
 		if (size > max)
 			return -EFBIG;
+		if (n < want)
+			break; /* the end of the file */
 	}
 
 	buf[size] = 0;
@@ -98,16 +118,33 @@ int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size
 	return read_full_fd(fd, max, ret, ret_len);
 }
 
-static int write_file(int dir_fd, const char *name, int flags, const void *buf, size_t len,
-		      bool sync)
+int fd_set_mode(int fd, mode_t mode)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((st.st_mode & 0777) == mode)
+		return 0;
+	/* chmod(2) clears the set-group-ID bit unless it is asked for again. */
+	if (fchmod(fd, (st.st_mode & S_ISGID) | mode) < 0)
+		return -errno;
+	return 0;
+}
+
+static int write_file(int dir_fd, const char *name, int flags, mode_t mode, const void *buf,
+		      size_t len, bool sync)
 {
 	_cleanup_close_ int fd = -1;
 	int r;
 
 	fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | flags,
-		    0600);
+		    mode);
 	if (fd < 0)
 		return -errno;
+	r = fd_set_mode(fd, mode);
+	if (r < 0)
+		return r;
 	r = write_full(fd, buf, len);
 	if (r < 0)
 		return r;
@@ -119,17 +156,18 @@ static int write_file(int dir_fd, const char *name, int flags, const void *buf, 
 	return 0;
 }
 
-int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size_t len)
+int write_file_at(int dir_fd, const char *name, int flags, mode_t mode, const void *buf, size_t len)
 {
-	return write_file(dir_fd, name, flags, buf, len, true);
+	return write_file(dir_fd, name, flags, mode, buf, len, true);
 }
 
-int write_file_at_nosync(int dir_fd, const char *name, int flags, const void *buf, size_t len)
+int write_file_at_nosync(int dir_fd, const char *name, int flags, mode_t mode, const void *buf,
+			 size_t len)
 {
-	return write_file(dir_fd, name, flags, buf, len, false);
+	return write_file(dir_fd, name, flags, mode, buf, len, false);
 }
 
-int write_file_atomic_at(int dir_fd, const char *name, const void *buf, size_t len)
+int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len)
 {
 	char tmp[NAME_MAX + 1];
 	int r;
@@ -137,7 +175,7 @@ int write_file_atomic_at(int dir_fd, const char *name, const void *buf, size_t l
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= sizeof(tmp))
 		return -ENAMETOOLONG;
 
-	r = write_file_at(dir_fd, tmp, O_TRUNC, buf, len);
+	r = write_file_at(dir_fd, tmp, O_TRUNC, mode, buf, len);
 	if (r < 0)
 		goto fail;
 	if (renameat(dir_fd, tmp, dir_fd, name) < 0) {

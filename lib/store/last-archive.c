@@ -32,7 +32,8 @@ int store_write_last_archive(Store *s, json_t *run)
 	fd = open_store_dir(s);
 	if (fd < 0)
 		return fd;
-	return write_file_atomic_at(fd, STORE_LAST_ARCHIVE_FILE, text, strlen(text));
+	return write_file_atomic_at(fd, STORE_LAST_ARCHIVE_FILE, STORE_FILE_MODE, text,
+				    strlen(text));
 }
 
 int store_read_last_archive(Store *s, json_t **ret)
