@@ -70,6 +70,21 @@ int resolve_crash_id(Store *s, const char *prefix, char **ret_id)
 	return 0;
 }
 
+int open_crash(const char *prefix, Store **ret_store, char **ret_id)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	int r;
+
+	r = open_store(false, &s);
+	if (r < 0)
+		return r;
+	r = resolve_crash_id(s, prefix, ret_id);
+	if (r < 0)
+		return r;
+	*ret_store = TAKE_PTR(s);
+	return 0;
+}
+
 usec_t crash_time_usec(json_t *crash, const char *key)
 {
 	json_int_t t = json_integer_value(json_object_get(crash, key));

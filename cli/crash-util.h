@@ -22,6 +22,12 @@ int open_store(bool writable, Store **ret);
 /* Resolves an id or unique id prefix; logs the matches when it is ambiguous. */
 int resolve_crash_id(Store *s, const char *prefix, char **ret_id);
 
+/*
+ * For the verbs on one crash: opens arg_store_dir read-only and resolves
+ * PREFIX in it, as the two above; logs why not on failure.
+ */
+int open_crash(const char *prefix, Store **ret_store, char **ret_id);
+
 /* Logs a failure to read something in the store, with the fix where there is one. */
 int log_store_error(int r, const char *what);
 

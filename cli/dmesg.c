@@ -52,10 +52,7 @@ int verb_dmesg(int argc, char *argv[])
 	ssize_t n;
 	int r;
 
-	r = open_store(false, &s);
-	if (r < 0)
-		return r;
-	r = resolve_crash_id(s, argv[1], &id);
+	r = open_crash(argv[1], &s, &id);
 	if (r < 0)
 		return r;
 	r = store_crash_path(s, id, "dmesg.txt", &path);

@@ -103,10 +103,7 @@ int verb_export(int argc, char *argv[])
 	json_auto_t *doc = NULL;
 	int r;
 
-	r = open_store(false, &s);
-	if (r < 0)
-		return r;
-	r = resolve_crash_id(s, argv[1], &id);
+	r = open_crash(argv[1], &s, &id);
 	if (r < 0)
 		return r;
 	if (arg_redacted) {

@@ -139,13 +139,26 @@ static size_t short_id_length(const StoreListEntry *const *v, size_t n)
 	return MIN(len, STORE_CRASH_ID_LEN);
 }
 
+/* Prints the table and, with the legend, how many crashes or signatures it lists. */
+static int print_listing(const Table *t, const char *noun, const char *nouns)
+{
+	size_t n = table_rows(t);
+	int r;
+
+	r = table_print(t, stdout, arg_legend, terminal_width());
+	if (r < 0)
+		return log_error_errno(r, "Failed to write the list: %m");
+	if (arg_legend)
+		printf("\n%zu %s listed.\n", n, n == 1 ? noun : nouns);
+	return 0;
+}
+
 static int print_crash_table(const StoreListEntry *const *v, size_t n)
 {
 	static const char *const headers[] = {"TIME",	"ID",	  "KIND",   "REASON",
 					      "KERNEL", "UPLOAD", "MESSAGE"};
 	_cleanup_table_ Table *t = table_new(ARRAY_SIZE(headers), headers);
 	size_t idlen = short_id_length(v, n);
-	int r;
 
 	if (!t)
 		return log_oom();
@@ -167,12 +180,7 @@ static int print_crash_table(const StoreListEntry *const *v, size_t n)
 			return log_oom();
 	}
 
-	r = table_print(t, stdout, arg_legend, terminal_width());
-	if (r < 0)
-		return log_error_errno(r, "Failed to write the list: %m");
-	if (arg_legend)
-		printf("\n%zu crash%s listed.\n", n, n == 1 ? "" : "es");
-	return 0;
+	return print_listing(t, "crash", "crashes");
 }
 
 /* Crashes with the same signature; a crash without one is a group of its own. */
@@ -237,7 +245,6 @@ static int print_group_table(const Group *groups, size_t n)
 	static const char *const headers[] = {"COUNT",	"FIRST",     "LAST",
 					      "REASON", "SIGNATURE", "MESSAGE"};
 	_cleanup_table_ Table *t = table_new(ARRAY_SIZE(headers), headers);
-	int r;
 
 	if (!t)
 		return log_oom();
@@ -260,12 +267,7 @@ static int print_group_table(const Group *groups, size_t n)
 			return log_oom();
 	}
 
-	r = table_print(t, stdout, arg_legend, terminal_width());
-	if (r < 0)
-		return log_error_errno(r, "Failed to write the list: %m");
-	if (arg_legend)
-		printf("\n%zu signature%s listed.\n", n, n == 1 ? "" : "s");
-	return 0;
+	return print_listing(t, "signature", "signatures");
 }
 
 static json_t *string_or_null(const char *s)

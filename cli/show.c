@@ -159,10 +159,7 @@ int verb_show(int argc, char *argv[])
 	json_auto_t *crash = NULL;
 	int r;
 
-	r = open_store(false, &s);
-	if (r < 0)
-		return r;
-	r = resolve_crash_id(s, argv[1], &id);
+	r = open_crash(argv[1], &s, &id);
 	if (r < 0)
 		return r;
 	r = store_load_crash(s, id, &crash);

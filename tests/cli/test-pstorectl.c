@@ -386,6 +386,16 @@ Test(pstorectl, list_group)
 	cr_assert_not_null(strstr(r.out, "kernel-func3"));
 }
 
+Test(pstorectl, list_footer_counts_one_in_the_singular)
+{
+	Run crash = RUN("list", "-n", "1"), group = RUN("list", "--group", "-n", "1");
+
+	cr_assert_eq(crash.status, 0, "%s", crash.err);
+	cr_assert_not_null(strstr(crash.out, "\n1 crash listed.\n"), "%s", crash.out);
+	cr_assert_eq(group.status, 0, "%s", group.err);
+	cr_assert_not_null(strstr(group.out, "\n1 signature listed.\n"), "%s", group.out);
+}
+
 Test(pstorectl, list_bad_options)
 {
 	const char *const bad[][3] = {
