@@ -98,16 +98,33 @@ int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size
 	return read_full_fd(fd, max, ret, ret_len);
 }
 
-static int write_file(int dir_fd, const char *name, int flags, const void *buf, size_t len,
-		      bool sync)
+int fd_set_mode(int fd, mode_t mode)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((st.st_mode & 0777) == mode)
+		return 0;
+	/* chmod(2) clears the set-group-ID bit unless it is asked for again. */
+	if (fchmod(fd, (st.st_mode & S_ISGID) | mode) < 0)
+		return -errno;
+	return 0;
+}
+
+static int write_file(int dir_fd, const char *name, int flags, mode_t mode, const void *buf,
+		      size_t len, bool sync)
 {
 	_cleanup_close_ int fd = -1;
 	int r;
 
 	fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | flags,
-		    0600);
+		    mode);
 	if (fd < 0)
 		return -errno;
+	r = fd_set_mode(fd, mode);
+	if (r < 0)
+		return r;
 	r = write_full(fd, buf, len);
 	if (r < 0)
 		return r;
@@ -119,17 +136,18 @@ static int write_file(int dir_fd, const char *name, int flags, const void *buf, 
 	return 0;
 }
 
-int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size_t len)
+int write_file_at(int dir_fd, const char *name, int flags, mode_t mode, const void *buf, size_t len)
 {
-	return write_file(dir_fd, name, flags, buf, len, true);
+	return write_file(dir_fd, name, flags, mode, buf, len, true);
 }
 
-int write_file_at_nosync(int dir_fd, const char *name, int flags, const void *buf, size_t len)
+int write_file_at_nosync(int dir_fd, const char *name, int flags, mode_t mode, const void *buf,
+			 size_t len)
 {
-	return write_file(dir_fd, name, flags, buf, len, false);
+	return write_file(dir_fd, name, flags, mode, buf, len, false);
 }
 
-int write_file_atomic_at(int dir_fd, const char *name, const void *buf, size_t len)
+int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len)
 {
 	char tmp[NAME_MAX + 1];
 	int r;
@@ -137,7 +155,7 @@ int write_file_atomic_at(int dir_fd, const char *name, const void *buf, size_t l
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= sizeof(tmp))
 		return -ENAMETOOLONG;
 
-	r = write_file_at(dir_fd, tmp, O_TRUNC, buf, len);
+	r = write_file_at(dir_fd, tmp, O_TRUNC, mode, buf, len);
 	if (r < 0)
 		goto fail;
 	if (renameat(dir_fd, tmp, dir_fd, name) < 0) {

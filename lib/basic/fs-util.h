@@ -23,16 +23,25 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len);
 /* Same for a file below dir_fd, opened with O_NOFOLLOW (-ELOOP on a symlink). */
 int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size_t *ret_len);
 
-/* Writes a file below dir_fd (mode 0600), fsyncs it, and closes it. */
-int write_file_at(int dir_fd, const char *name, int flags, const void *buf, size_t len);
+/*
+ * Gives the open file fd the permission bits mode (0777 at most), whatever the
+ * umask took away when it was created; a directory keeps the set-group-ID bit
+ * it inherited from its parent. Only calls fchmod(2) when the bits differ.
+ */
+int fd_set_mode(int fd, mode_t mode);
+
+/* Writes a file below dir_fd with the permission bits mode (fd_set_mode()), fsyncs it, closes it. */
+int write_file_at(int dir_fd, const char *name, int flags, mode_t mode, const void *buf,
+		  size_t len);
 /* The same without the fsync, for a caller that makes many files durable at once (syncfs). */
-int write_file_at_nosync(int dir_fd, const char *name, int flags, const void *buf, size_t len);
+int write_file_at_nosync(int dir_fd, const char *name, int flags, mode_t mode, const void *buf,
+			 size_t len);
 
 /*
- * Replaces dir_fd/name atomically: writes name.tmp, fsyncs it, renames it over
- * name and fsyncs the directory.
+ * Replaces dir_fd/name atomically: writes name.tmp with the permission bits
+ * mode, fsyncs it, renames it over name and fsyncs the directory.
  */
-int write_file_atomic_at(int dir_fd, const char *name, const void *buf, size_t len);
+int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len);
 
 /* Opens the directory dir_fd/name for readdir(); flags adds to O_DIRECTORY | O_CLOEXEC. */
 int opendir_at(int dir_fd, const char *name, int flags, DIR **ret);

@@ -494,11 +494,16 @@ static int index_line_split(char *line, char *columns[static _COLUMN_MAX])
 static int index_append_text(Store *s, const char *text, size_t len)
 {
 	_cleanup_close_ int fd = -1;
+	int r;
 
 	fd = openat(s->dir_fd, INDEX_FILE,
-		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
+		    STORE_FILE_MODE);
 	if (fd < 0)
 		return -errno;
+	r = fd_set_mode(fd, STORE_FILE_MODE);
+	if (r < 0)
+		return r;
 	/* One write(): a reader sees the whole line or, after a crash, a torn last one. */
 	return write_full(fd, text, len);
 }
@@ -711,7 +716,7 @@ static int index_write(Store *s, json_t *map)
 		memcpy(buf + len, text, l);
 		len += l;
 	}
-	r = write_file_atomic_at(s->dir_fd, INDEX_FILE, buf ?: "", len);
+	r = write_file_atomic_at(s->dir_fd, INDEX_FILE, STORE_FILE_MODE, buf ?: "", len);
 	if (r < 0)
 		return r;
 	/* Every caller checked map against the directories, under the lock. */
@@ -1419,9 +1424,9 @@ static int crash_json_write(int crash_fd, json_t *crash, bool atomic)
 	len = strlen(text);
 	text[len++] = '\n';
 	if (atomic)
-		return write_file_atomic_at(crash_fd, CRASH_FILE, text, len);
+		return write_file_atomic_at(crash_fd, CRASH_FILE, STORE_FILE_MODE, text, len);
 	/* A new crash: store_txns_commit() makes it durable. */
-	return write_file_at_nosync(crash_fd, CRASH_FILE, O_EXCL, text, len);
+	return write_file_at_nosync(crash_fd, CRASH_FILE, O_EXCL, STORE_FILE_MODE, text, len);
 }
 
 int store_update_crash(Store *s, const char *id, json_t *crash)
@@ -1502,7 +1507,7 @@ int store_write_file(Store *s, const char *name, const void *buf, size_t len)
 	if (lock_fd < 0)
 		return lock_fd;
 	fresh = index_is_fresh(s);
-	r = write_file_atomic_at(s->dir_fd, name, buf, len);
+	r = write_file_atomic_at(s->dir_fd, name, STORE_FILE_MODE, buf, len);
 	if (r < 0)
 		return r;
 	if (fresh)
@@ -1575,6 +1580,7 @@ int store_vacuum(Store *s, const StoreVacuumLimits *limits, uint64_t now, json_t
 int store_txn_begin(Store *s, const char *id, StoreTxn **ret)
 {
 	_cleanup_(store_txn_freep) StoreTxn *t = NULL;
+	int r;
 
 	if (!store_crash_id_is_valid(id))
 		return -EINVAL;
@@ -1601,12 +1607,15 @@ int store_txn_begin(Store *s, const char *id, StoreTxn **ret)
 
 	/* A staging directory of this id is a leftover of a killed run: start afresh. */
 	(void)rm_rf_at(s->dir_fd, t->staging);
-	if (mkdirat(s->dir_fd, t->staging, 0700) < 0)
+	if (mkdirat(s->dir_fd, t->staging, STORE_DIR_MODE) < 0)
 		return -errno;
 	t->staged = true;
 	t->dir_fd = openat(s->dir_fd, t->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (t->dir_fd < 0)
 		return -errno;
+	r = fd_set_mode(t->dir_fd, STORE_DIR_MODE);
+	if (r < 0)
+		return r;
 
 	*ret = TAKE_PTR(t);
 	return 0;
@@ -1627,12 +1636,17 @@ static int txn_resolve(StoreTxn *t, const char *name, int *ret_fd, const char **
 		if (!file_name_is_valid(base))
 			return -EINVAL;
 		if (t->records_fd < 0) {
-			if (mkdirat(t->dir_fd, RECORDS_DIR, 0700) < 0 && errno != EEXIST)
+			int r;
+
+			if (mkdirat(t->dir_fd, RECORDS_DIR, STORE_DIR_MODE) < 0 && errno != EEXIST)
 				return -errno;
 			t->records_fd = openat(t->dir_fd, RECORDS_DIR,
 					       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 			if (t->records_fd < 0)
 				return -errno;
+			r = fd_set_mode(t->records_fd, STORE_DIR_MODE);
+			if (r < 0)
+				return r;
 		}
 		*ret_fd = t->records_fd;
 		*ret_base = base;
@@ -1653,7 +1667,7 @@ int store_txn_write_file(StoreTxn *t, const char *name, const void *buf, size_t 
 	r = txn_resolve(t, name, &dir_fd, &base);
 	if (r < 0)
 		return r;
-	r = write_file_at_nosync(dir_fd, base, O_EXCL, buf, len);
+	r = write_file_at_nosync(dir_fd, base, O_EXCL, STORE_FILE_MODE, buf, len);
 	if (r < 0)
 		return r;
 	t->size += len;
@@ -1684,9 +1698,13 @@ int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len)
 			return -ENOMEM;
 		t->appends = p;
 		fd = openat(dir_fd, base,
-			    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+			    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+			    STORE_FILE_MODE);
 		if (fd < 0)
 			return -errno;
+		r = fd_set_mode(fd, STORE_FILE_MODE);
+		if (r < 0)
+			return r;
 		a = &t->appends[t->n_appends++];
 		a->name = TAKE_PTR(copy);
 		a->fd = TAKE_FD(fd);

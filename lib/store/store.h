@@ -10,7 +10,11 @@
  *	<store>/<crash-id>/records/<name>      the pstore files, byte for byte
  *	<store>/index                          listing cache, one summary per line
  *
- * Directories are 0700, files 0600. A crash directory appears only whole: it
+ * The store directory is created 0700: it alone decides who reads the crashes
+ * (root only, or also a group the administrator gives it, pstorectl(1)).
+ * Everything below it is STORE_DIR_MODE and STORE_FILE_MODE whatever the
+ * umask, and takes the store directory's group where that has the
+ * set-group-ID bit. A crash directory appears only whole: it
  * is written below <store>/.tmp-<crash-id>, made durable with the other
  * crashes of the same commit (syncfs), then renamed into place and the store
  * directory fsync'ed (see store_txns_commit()).
@@ -40,6 +44,8 @@
 
 #define STORE_SCHEMA_VERSION 1
 #define STORE_CRASH_ID_LEN 36 /* UUID text form */
+#define STORE_DIR_MODE 0750   /* below the store directory */
+#define STORE_FILE_MODE 0640
 
 typedef struct Store Store;
 typedef struct StoreTxn StoreTxn;

@@ -7,7 +7,8 @@
 #   pstored archive --pstore-dir=COPY --store-dir=STORE --no-journal --config=TARGETS
 # (one upload target, nothing sent) and every verb is checked against the
 # files pstored wrote. The pager is
-# checked on a real pseudo-terminal (script(1)).
+# checked on a real pseudo-terminal (script(1)). The store's modes, and the
+# group access pstorectl(1) documents, are checked on what pstored made.
 set -u
 
 PSTORED=$top_builddir/daemon/pstored
@@ -30,14 +31,25 @@ mkdir "$tmp/p4" && printf '[    0.000000] Linux version 6.1.0-27-amd64\n[   42.0
 	>"$tmp/p4/console-ramoops-0"
 records=$(find "$tmp"/p1 "$tmp"/p2 "$tmp"/p3 "$tmp"/p4 -type f | wc -l)
 printf '[Target.collector]\nType=http-json\nURL=http://127.0.0.1:9/{id}\n' >"$tmp/targets.conf"
+# archive PSTORE STORE: pstored archive, under a umask that would take the group's bits.
+archive() {
+	(umask 0077 && "$PSTORED" archive --pstore-dir="$1" --store-dir="$2" --no-journal \
+		--config="$tmp/targets.conf") >"$tmp/archive.log" 2>&1 ||
+		{ cat "$tmp/archive.log"; fail "pstored archive $1"; }
+}
 for p in p1 p2 p3 p4; do
-	"$PSTORED" archive --pstore-dir="$tmp/$p" --store-dir="$store" --no-journal \
-		--config="$tmp/targets.conf" >"$tmp/archive.log" 2>&1 ||
-		{ cat "$tmp/archive.log"; fail "pstored archive $p"; }
+	archive "$tmp/$p" "$store"
 done
 mapfile -t ids < <(find "$store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' | sort)
 n=${#ids[@]}
 check "the archiver stored crashes" test "$n" -ge 4
+
+# pstored-store(5): the store directory 0700, below it directories 0750 and files 0640.
+check "store directory: mode 0700" eq "$(stat -c %a "$store")" 700
+check "below it: every directory 0750" eq "$(find "$store" -mindepth 1 -type d ! -perm 0750)" ""
+check "below it: every file 0640" eq "$(find "$store" -mindepth 1 -type f ! -perm 0640)" ""
+check "below it: the index and records directories" \
+	test -f "$store/index" -a -d "$store/${ids[0]}/records"
 
 # list
 ctl list >"$tmp/list"
@@ -222,5 +234,57 @@ check "vacuum: two left" eq "$(ctl --json=short list | jq length)" 2
 check "bad id: exit 1" eval '! ctl show ffffffff 2>/dev/null'
 check "bad option: exit 1" eval '! ctl list --bogus 2>/dev/null'
 check "missing store: exit 1" eval '! "$PSTORECTL" --store-dir="$tmp/none" list 2>/dev/null'
+
+# pstorectl(1), ACCESS FOR USERS OTHER THAN ROOT, on a store pstored built:
+# chgrp -R and chmod 2750 let the group read every crash, also the ones
+# archived afterwards, and nobody else.
+if [ "$(id -u)" -eq 0 ]; then
+	gstore=$tmp/group-store
+	pstore_gid=4242
+	# pstorectl as nobody, in the group or in none.
+	member() {
+		setpriv --reuid=65534 --regid=65534 --groups="$pstore_gid" \
+			"$PSTORECTL" --store-dir="$gstore" --no-pager "$@"
+	}
+	stranger() {
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$PSTORECTL" --store-dir="$gstore" --no-pager "$@"
+	}
+	mkdir "$tmp/g1" "$tmp/g2"
+	cp -a "$FIXTURES"/sample/. "$tmp/g1/"
+	cp -a "$FIXTURES"/erst-qemu/pstore/. "$tmp/g2/"
+	archive "$tmp/g1" "$gstore"
+	# mktemp made $tmp 0700; /var/lib is open to all.
+	chmod 0755 "$tmp"
+	chgrp -R "$pstore_gid" "$gstore"
+	chmod 2750 "$gstore"
+	touch "$tmp/chmod-done"
+	archive "$tmp/g2" "$gstore"
+	mapfile -t gids < <(find "$gstore" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n')
+	mapfile -t new < <(find "$gstore" -mindepth 1 -maxdepth 1 -type d -newer "$tmp/chmod-done")
+	check "group store: crashes archived before and after the chmod" \
+		test "${#new[@]}" -gt 0 -a "${#gids[@]}" -gt "${#new[@]}"
+	check "group store: all of it in the group" eq "$(find "$gstore" ! -group "$pstore_gid")" ""
+	check "group store: a new crash's directories have the set-group-ID bit" \
+		eq "$(find "${new[@]}" -type d ! -perm 2750)" ""
+	check "group store: its files are 0640" eq "$(find "${new[@]}" -type f ! -perm 0640)" ""
+	check "group store: a member lists every crash" \
+		eq "$(member --json=short list | jq length)" "${#gids[@]}"
+	for id in "${gids[@]}"; do
+		check "group store: a member shows ${id:0:8}" eval 'member show "$id" >/dev/null'
+		check "group store: a member exports ${id:0:8}" \
+			eval 'member export "$id" >"$tmp/export.json" &&
+				jqe --arg id "$id" ".id == \$id" "$tmp/export.json"'
+		if [ -f "$gstore/$id/dmesg.txt" ]; then
+			check "group store: a member reads the dmesg of ${id:0:8}" \
+				cmp -s <(member dmesg "$id") "$gstore/$id/dmesg.txt"
+		fi
+	done
+	check "group store: a member may not delete" eval '! member delete "${gids[0]}" 2>/dev/null'
+	check "group store: others get the hint" grep -q "group 'pstore'" <(stranger list 2>&1)
+	chmod 0700 "$tmp"
+else
+	echo "skip: group access needs root to become another user"
+fi
 
 checks_done

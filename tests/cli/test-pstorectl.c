@@ -132,8 +132,11 @@ static char *read_all(FILE *f)
 	return outputs[n_outputs++] = buf;
 }
 
-/* Runs pstorectl --store-dir=STORE --no-pager ARGS..., as user uid if uid != 0. */
-static Run run_as(uid_t uid, const char *const *args)
+/*
+ * Runs pstorectl --store-dir=STORE --no-pager ARGS..., as user uid if uid != 0,
+ * then with group as its one supplementary group if group != 0.
+ */
+static Run run_as_member(uid_t uid, gid_t group, const char *const *args)
 {
 	const char *top = getenv("top_builddir");
 	_cleanup_free_ char *bin = NULL, *opt = NULL;
@@ -159,8 +162,8 @@ static Run run_as(uid_t uid, const char *const *args)
 	if (pid == 0) {
 		if (dup2(fileno(out), STDOUT_FILENO) < 0 || dup2(fileno(err), STDERR_FILENO) < 0)
 			_exit(126);
-		if (uid != 0 && (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
-				 setresuid(uid, uid, uid) < 0))
+		if (uid != 0 && (setgroups(group != 0, &group) < 0 ||
+				 setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0))
 			_exit(126);
 		execv(bin, (char **)argv);
 		_exit(127);
@@ -170,6 +173,11 @@ static Run run_as(uid_t uid, const char *const *args)
 	r.out = read_all(out);
 	r.err = read_all(err);
 	return r;
+}
+
+static Run run_as(uid_t uid, const char *const *args)
+{
+	return run_as_member(uid, 0, args);
 }
 
 #define RUN(...) run_as(0, (const char *const[]){__VA_ARGS__, NULL})
@@ -644,6 +652,54 @@ Test(pstorectl, unreadable_store)
 	}
 	cr_assert_eq(r.status, 1);
 	cr_assert_not_null(strstr(r.err, "Permission denied"), "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "group 'pstore'"), "%s", r.err);
+}
+
+/*
+ * The way pstorectl(1) documents to let a group read the store: chgrp -R,
+ * chmod 2750. Its members read every crash, also one archived later (the
+ * set-group-ID bit), and change none; others still get the message.
+ */
+Test(pstorectl, pstore_group_grants_read)
+{
+	const gid_t pstore_gid = 4242;
+	const uid_t nobody = 65534;
+	_cleanup_(store_freep) Store *s = NULL;
+	_cleanup_free_ char *cmd = NULL;
+	Run r;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to become another user");
+	/* mkdtemp() made the parent 0700: open it as /var/lib is. */
+	cr_assert_eq(chmod(tmpdir, 0755), 0);
+	cr_assert(asprintf(&cmd, "chgrp -R %u '%s' && chmod 2750 '%s'", pstore_gid, store_dir,
+			   store_dir) > 0);
+	cr_assert_eq(system(cmd), 0);
+	/* A crash archived after the change. */
+	cr_assert_eq(RUN("delete", ids[0]).status, 0);
+	cr_assert_eq(store_open(store_dir, 0, &s), 0);
+	add_crash(s, 0);
+
+	r = run_as_member(nobody, pstore_gid, (const char *const[]){"list", NULL});
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "20 crashes listed."), "%s", r.out);
+	for (int i = 0; i < 2; i++) {
+		r = run_as_member(nobody, pstore_gid, (const char *const[]){"show", ids[i], NULL});
+		cr_assert_eq(r.status, 0, "show %s: %s", ids[i], r.err);
+		r = run_as_member(nobody, pstore_gid, (const char *const[]){"dmesg", ids[i], NULL});
+		cr_assert_eq(r.status, 0, "dmesg %s: %s", ids[i], r.err);
+		r = run_as_member(nobody, pstore_gid,
+				  (const char *const[]){"export", ids[i], NULL});
+		cr_assert_eq(r.status, 0, "export %s: %s", ids[i], r.err);
+	}
+
+	r = run_as_member(nobody, pstore_gid, (const char *const[]){"delete", ids[1], NULL});
+	cr_assert_eq(r.status, 1);
+	cr_assert_not_null(strstr(r.err, "Permission denied"), "%s", r.err);
+	cr_assert_eq(RUN("show", ids[1]).status, 0);
+
+	r = run_as(nobody, (const char *const[]){"list", NULL});
+	cr_assert_eq(r.status, 1);
 	cr_assert_not_null(strstr(r.err, "group 'pstore'"), "%s", r.err);
 }
 

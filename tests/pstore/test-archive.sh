@@ -65,7 +65,7 @@ check "records byte for byte" records_identical
 check "crash.json kind" eq "$(jq -r .kind "$tmp/store/$id/crash.json")" kernel-crash
 check "crash.json lists 3 records with sha256" \
 	eq "$(jq -r '[.records[].sha256 | length] | join(",")' "$tmp/store/$id/crash.json")" 64,64,64
-check "store is private" eq "$(stat -c %a "$tmp/store" "$tmp/store/$id" "$tmp/store/$id/crash.json" | xargs)" "700 700 600"
+check "store is private, open below" eq "$(stat -c %a "$tmp/store" "$tmp/store/$id" "$tmp/store/$id/crash.json" | xargs)" "700 750 640"
 check "MESSAGE readable" grep -q "Kernel panic in a previous boot" <(field MESSAGE)
 check "analysis reason" eq "$(jq -r .reason "$tmp/store/$id/crash.json")" panic
 check "pstore_reason kept" eq "$(jq -r .pstore_reason "$tmp/store/$id/crash.json")" Panic

@@ -162,13 +162,13 @@ Test(listing, index_repairs)
 	cr_assert_eq(store_open(store_dir, STORE_READONLY, &ro), 0);
 
 	/* A torn last line never happened. */
-	cr_assert_eq(write_file_at(AT_FDCWD, index_path, O_APPEND, a, 20), 0);
+	cr_assert_eq(write_file_at(AT_FDCWD, index_path, O_APPEND, 0640, a, 20), 0);
 	l = listing(ro);
 	cr_assert_eq(store_listing_size(l), 2);
 	store_listing_free(l);
 
 	/* A corrupt line: listed from the crash directories. */
-	cr_assert_eq(write_file_at(AT_FDCWD, index_path, O_APPEND, "\ngarbage\n", 9), 0);
+	cr_assert_eq(write_file_at(AT_FDCWD, index_path, O_APPEND, 0640, "\ngarbage\n", 9), 0);
 	l = listing(ro);
 	cr_assert_eq(store_listing_size(l), 2);
 	cr_assert_str_eq(store_listing_entry(l, 1)->id, b);

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include "fs-util.h"
 #include "macro.h"
 #include "sha256-util.h"
+#include "store/last-archive.h"
 #include "store/store.h"
 
 static char dir[] = "/tmp/test-store-XXXXXX";
@@ -93,6 +95,69 @@ Test(store, open_creates_private_directory)
 	cr_assert_eq(store_open(store_dir, STORE_CREATE | STORE_READONLY, &s), -EINVAL);
 }
 
+/* Asserts that the store's entry named by the format (relative to it) has mode and group gid. */
+static void assert_mode_group(mode_t mode, gid_t gid, const char *format, ...)
+{
+	_cleanup_free_ char *name = NULL, *path = NULL;
+	struct stat st;
+	va_list ap;
+
+	va_start(ap, format);
+	cr_assert(vasprintf(&name, format, ap) >= 0);
+	va_end(ap);
+	cr_assert(asprintf(&path, "%s/%s", store_dir, name) > 0);
+	cr_assert_eq(lstat(path, &st), 0, "%s: %m", path);
+	cr_assert_eq(st.st_mode & 07777, mode, "'%s': mode %04o, not %04o", name,
+		     (unsigned)(st.st_mode & 07777), (unsigned)mode);
+	cr_assert_eq(st.st_gid, gid, "'%s': group %u, not %u", name, (unsigned)st.st_gid,
+		     (unsigned)gid);
+}
+
+/*
+ * The store directory alone decides who reads: below it directories are 0750
+ * and files 0640 whatever the umask, and all take its group when it has the
+ * set-group-ID bit (pstorectl(1), ACCESS FOR USERS OTHER THAN ROOT).
+ */
+Test(store, modes_ignore_umask_and_follow_group)
+{
+	/* As root a group of no one's; else our own, which chmod g+s accepts too. */
+	const gid_t gid = geteuid() == 0 ? 4242 : getegid();
+	const char *const files[] = {"crash.json", "dmesg.txt", "records/dmesg-erst-1"};
+	_cleanup_(store_freep) Store *s = NULL;
+	_cleanup_free_ char *index = NULL;
+	json_auto_t *crash = NULL, *run = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+	mode_t old_umask = umask(0077);
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	assert_mode_group(0700, getegid(), ".");
+	assert_mode_group(0640, getegid(), "index");
+	/* What chgrp -R and chmod 2750 do to the new store. */
+	cr_assert(asprintf(&index, "%s/index", store_dir) > 0);
+	cr_assert_eq(chown(index, (uid_t)-1, gid), 0);
+	cr_assert_eq(chown(store_dir, (uid_t)-1, gid), 0);
+	cr_assert_eq(chmod(store_dir, 02750), 0);
+
+	/* A umask that would take every bit: the store's modes do not depend on it. */
+	umask(0777);
+	add_crash(s, "Panic#1 Part1\nboom\n", 100, NULL, id);
+	cr_assert_eq(store_load_crash(s, id, &crash), 0);
+	cr_assert_eq(json_object_set_new(crash, "note", json_string("rewritten")), 0);
+	cr_assert_eq(store_update_crash(s, id, crash), 0);
+	run = json_pack("{s:s}", "result", "success");
+	cr_assert_eq(store_write_last_archive(s, run), 0);
+	umask(old_umask);
+
+	assert_mode_group(02750, gid, ".");
+	/* The staging directory inherited both; the rename into place kept them. */
+	assert_mode_group(02750, gid, "%s", id);
+	assert_mode_group(02750, gid, "%s/records", id);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		assert_mode_group(0640, gid, "%s/%s", id, files[i]);
+	assert_mode_group(0640, gid, "index");
+	assert_mode_group(0640, gid, STORE_LAST_ARCHIVE_FILE);
+}
+
 Test(store, crash_id_is_stable_and_content_based)
 {
 	char a[STORE_CRASH_ID_LEN + 1], b[STORE_CRASH_ID_LEN + 1], c[STORE_CRASH_ID_LEN + 1];
@@ -110,7 +175,7 @@ Test(store, crash_id_is_stable_and_content_based)
 	cr_assert_eq(store_crash_id_from_digests(NULL, 0, a), -EINVAL);
 }
 
-Test(store, commit_makes_whole_private_crash)
+Test(store, commit_makes_whole_crash)
 {
 	_cleanup_(store_freep) Store *s = NULL;
 	_cleanup_free_ char *path = NULL, *dmesg = NULL;
@@ -132,15 +197,16 @@ Test(store, commit_makes_whole_private_crash)
 	cr_assert_eq(read_full_file_at(AT_FDCWD, path, 1024, &dmesg, &len), 0);
 	cr_assert_str_eq(dmesg, "line 1\nPanic#1 Part1\nboom\n");
 	cr_assert_eq(stat(path, &st), 0);
-	cr_assert_eq(st.st_mode & 07777, 0600);
+	cr_assert_eq(st.st_mode & 07777, 0640);
 	free(path);
 	cr_assert_eq(store_crash_path(s, id, NULL, &path), 0);
 	cr_assert_eq(stat(path, &st), 0);
-	cr_assert_eq(st.st_mode & 07777, 0700);
+	cr_assert_eq(st.st_mode & 07777, 0750);
 	free(path);
 	cr_assert_eq(store_crash_path(s, id, "records/dmesg-erst-1", &path), 0);
 	cr_assert_eq(stat(path, &st), 0);
 	cr_assert_eq(st.st_size, 19);
+	cr_assert_eq(st.st_mode & 07777, 0640);
 	free(path);
 	path = NULL;
 	cr_assert_eq(store_crash_path(s, id, "../x", &path), -EINVAL);
@@ -264,7 +330,7 @@ Test(store, leftovers_of_killed_writer_are_removed)
 	cr_assert_eq(mkdir(path, 0700), 0);
 	snprintf(path, sizeof(path), "%s/.tmp-c55ba87f-7810-4684-bc19-51566a609be3/dmesg.txt",
 		 store_dir);
-	cr_assert_eq(write_file_at(AT_FDCWD, path, 0, "half", 4), 0);
+	cr_assert_eq(write_file_at(AT_FDCWD, path, 0, 0640, "half", 4), 0);
 	cr_assert_eq(store_open(store_dir, STORE_READONLY, &s), 0);
 	cr_assert_eq(count_entries(store_dir), 1, "a reader never writes");
 	s = store_free(s);
@@ -441,14 +507,15 @@ Test(store, index_repairs_itself)
 
 	/* Corrupt lines and a torn last line: rebuilt. */
 	static const char corrupt[] = "garbage\n{\"id\":\"x\"}\n{\"id\"";
-	cr_assert_eq(write_file_at(AT_FDCWD, path, O_APPEND, corrupt, sizeof(corrupt) - 1), 0);
+	cr_assert_eq(write_file_at(AT_FDCWD, path, O_APPEND, 0640, corrupt, sizeof(corrupt) - 1),
+		     0);
 	cr_assert_eq(store_list(s, &list), 0);
 	cr_assert_eq(json_array_size(list), 2);
 	cr_assert_eq(index_lines(), 2);
 	json_decref(list);
 
 	/* A crash directory the index does not know (writer killed before the index line). */
-	cr_assert_eq(write_file_at(AT_FDCWD, path, O_TRUNC, "", 0), 0);
+	cr_assert_eq(write_file_at(AT_FDCWD, path, O_TRUNC, 0640, "", 0), 0);
 	cr_assert_eq(store_list(s, &list), 0);
 	cr_assert_eq(json_array_size(list), 2);
 	json_decref(list);

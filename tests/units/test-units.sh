@@ -3,6 +3,8 @@
 #
 # pstored.service: systemd accepts it, its exposure is at most 2.0, it is
 # ordered before systemd-pstore.service, and "systemctl enable" works.
+# The tmpfiles snippet makes a private store and keeps the group an
+# administrator opened it to; no unit lets systemd chmod the store.
 set -eu
 unit=$top_builddir/units/pstored.service
 tmp=$(mktemp -d /tmp/test-units.XXXXXX)
@@ -36,7 +38,24 @@ systemctl --root="$tmp/root" enable pstored.service >"$tmp/enable" 2>&1 ||
 systemd-tmpfiles --root="$tmp/root" --create "$top_builddir/units/pstored.conf" >"$tmp/tmpfiles" 2>&1 ||
 	fail "systemd-tmpfiles: $(cat "$tmp/tmpfiles")"
 store=$(sed -n 's/^d \([^ ]*\) .*/\1/p' "$top_builddir/units/pstored.conf")
-[ "$(stat -c '%a %U' "$tmp/root$store" 2>/dev/null)" = "700 root" ] ||
-	fail "tmpfiles did not create $store 0700 root"
+[ "$(stat -c '%a %U %G' "$tmp/root$store" 2>/dev/null)" = "700 root root" ] ||
+	fail "tmpfiles did not create $store 0700 root:root"
+
+# pstorectl(1)'s chgrp and chmod 2750 survive the next boot's tmpfiles run.
+chgrp 4242 "$tmp/root$store"
+chmod 2750 "$tmp/root$store"
+systemd-tmpfiles --root="$tmp/root" --create "$top_builddir/units/pstored.conf" >"$tmp/tmpfiles" 2>&1 ||
+	fail "systemd-tmpfiles: $(cat "$tmp/tmpfiles")"
+[ "$(stat -c '%a %U %g' "$tmp/root$store")" = "2750 root 4242" ] ||
+	fail "tmpfiles reset the store to $(stat -c '%a %U %g' "$tmp/root$store")"
+
+# StateDirectory= would make systemd chmod the store to StateDirectoryMode=
+# at every start of the unit, undoing the same chmod 2750.
+for u in pstored.service pstored-upload.service; do
+	grep -q '^StateDirectory' "$top_builddir/units/$u" &&
+		fail "$u sets StateDirectory=, which resets the store's mode at each start"
+	grep -q "^ReadWritePaths=$(dirname "$store")/pstored\$" "$top_builddir/units/$u" ||
+		fail "$u cannot write the store under ProtectSystem=strict"
+done
 
 checks_done
