@@ -6,16 +6,16 @@
  * the key record, which is erased last) in the store and in the journal, and
  * does only what is left.
  *
- * Memory: one record at a time, plus one crash's log (mapped from its file).
+ * Memory: one record at a time, plus one crash's log.
  */
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,11 +84,28 @@ static void archive_done(Archive *a)
 	free(a->error);
 }
 
-/* Where a crash's log is assembled: its dmesg.txt in the store, or a memfd. */
+/*
+ * A crash's log in memory, for its analysis and its journal entry: data is ""
+ * when the log is empty. Read, not mapped: unmapping a file costs a TLB
+ * shootdown on every CPU the process ran on, each crash twice.
+ */
+typedef struct Log {
+	char *data;
+	size_t len;
+} Log;
+
+static void log_done(Log *l)
+{
+	if (l->len > 0)
+		free(l->data);
+	*l = (Log){};
+}
+
+/* Where a crash's log is assembled: in memory, and in its dmesg.txt if it is stored. */
 typedef struct LogSink {
 	StoreTxn *txn;
-	int fd;
-	uint64_t size;
+	char *data;
+	size_t len, allocated;
 } LogSink;
 
 static int log_sink_write(LogSink *l, const char *buf, size_t len)
@@ -97,56 +114,36 @@ static int log_sink_write(LogSink *l, const char *buf, size_t len)
 
 	if (len == 0)
 		return 0;
-	r = l->txn ? store_txn_append(l->txn, "dmesg.txt", buf, len) : write_full(l->fd, buf, len);
-	if (r < 0)
-		return r;
-	l->size += len;
+	if (l->txn) {
+		r = store_txn_append(l->txn, "dmesg.txt", buf, len);
+		if (r < 0)
+			return r;
+	}
+	if (len > l->allocated - l->len) {
+		size_t want;
+		char *p;
+
+		if (len > SSIZE_MAX - l->len)
+			return -EFBIG;
+		want = MAX(MIN(l->allocated * 2, (size_t)SSIZE_MAX), l->len + len);
+		p = realloc(l->data, want);
+		if (!p)
+			return -ENOMEM;
+		l->data = p;
+		l->allocated = want;
+	}
+	memcpy(l->data + l->len, buf, len);
+	l->len += len;
 	return 0;
 }
 
-typedef struct Mapped {
-	char *data;
-	size_t len;
-} Mapped;
-
-static void mapped_done(Mapped *m)
+/* Hands the assembled log over (data is only allocated once something was written). */
+static Log log_sink_take(LogSink *l)
 {
-	if (m->data && m->len > 0)
-		munmap(m->data, m->len);
-}
+	Log log = l->len > 0 ? (Log){.data = l->data, .len = l->len} : (Log){.data = (char *)""};
 
-static int map_fd(int fd, Mapped *ret)
-{
-	struct stat st;
-	void *p;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (st.st_size == 0) {
-		*ret = (Mapped){.data = (char *)"", .len = 0};
-		return 0;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	*ret = (Mapped){.data = p, .len = (size_t)st.st_size};
-	return 0;
-}
-
-static int log_sink_map(LogSink *l, Mapped *ret)
-{
-	_cleanup_close_ int fd = -1;
-
-	if (l->size == 0) {
-		*ret = (Mapped){.data = (char *)"", .len = 0};
-		return 0;
-	}
-	if (!l->txn)
-		return map_fd(l->fd, ret);
-	fd = store_txn_open_file(l->txn, "dmesg.txt");
-	if (fd < 0)
-		return fd;
-	return map_fd(fd, ret);
+	*l = (LogSink){.txn = l->txn};
+	return log;
 }
 
 static const char *dump_reason_to_reason(const char *dump_reason)
@@ -513,33 +510,26 @@ static int add_records(Archive *a, const PstoreCrash *c, StoreTxn *txn, LogSink 
 
 /* Puts the crash into the store (txn != NULL) or only builds its document and log. */
 static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTxn *txn,
-		       json_t **ret_crash, Mapped *ret_log, int *ret_memfd)
+		       json_t **ret_crash, Log *ret_log)
 {
-	_cleanup_close_ int memfd = -1;
 	json_auto_t *crash = NULL;
-	LogSink sink = {.txn = txn, .fd = -1};
-	Mapped log = {};
+	LogSink sink = {.txn = txn};
+	Log log;
 	int r;
 
-	if (!txn) {
-		memfd = memfd_create("pstored-log", MFD_CLOEXEC);
-		if (memfd < 0)
-			return log_error_errno(errno, "Cannot create a memory file: %m");
-		sink.fd = memfd;
-	}
 	r = crash_json_new(a, c, id, &crash);
 	if (r < 0)
 		return log_oom();
 	r = add_records(a, c, txn, &sink, crash);
-	if (r < 0)
+	if (r < 0) {
+		free(sink.data);
 		return r;
-	r = log_sink_map(&sink, &log);
-	if (r < 0)
-		return log_error_errno(r, "Cannot map the log of crash %s: %m", id);
+	}
+	log = log_sink_take(&sink);
 	if (c->kind == PSTORE_CRASH_KERNEL) {
 		r = crash_add_analysis(crash, log.data, log.len);
 		if (r < 0) {
-			mapped_done(&log);
+			log_done(&log);
 			return log_oom();
 		}
 	}
@@ -547,7 +537,7 @@ static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTx
 	if (txn) {
 		r = store_txn_prepare(txn, crash);
 		if (r < 0) {
-			mapped_done(&log);
+			log_done(&log);
 			return log_error_errno(r,
 					       "%s: cannot store crash %s: %m; its records stay in "
 					       "pstore",
@@ -556,34 +546,27 @@ static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTx
 	}
 	*ret_crash = TAKE_PTR(crash);
 	*ret_log = log;
-	*ret_memfd = TAKE_FD(memfd);
 	return 0;
 }
 
-/* The document and log of a crash that a previous run stored. */
-static int map_stored_log(Archive *a, const char *id, Mapped *ret_log)
+/* The log of a crash that is in the store. */
+static int read_stored_log(Archive *a, const char *id, Log *ret_log)
 {
-	_cleanup_free_ char *path = NULL;
-	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *path = NULL, *data = NULL;
+	size_t len = 0;
 	int r;
 
 	r = store_crash_path(a->store, id, "dmesg.txt", &path);
 	if (r < 0)
 		return log_oom();
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 && errno != ENOENT)
-		return log_error_errno(errno, "%s: cannot open: %m", path);
-	if (fd < 0)
-		*ret_log = (Mapped){.data = (char *)"", .len = 0};
-	else {
-		r = map_fd(fd, ret_log);
-		if (r < 0)
-			return log_error_errno(r, "%s: cannot map: %m", path);
-	}
+	r = read_full_file_at(AT_FDCWD, path, SSIZE_MAX, &data, &len);
+	if (r < 0 && r != -ENOENT)
+		return log_error_errno(r, "%s: cannot read: %m", path);
+	*ret_log = len > 0 ? (Log){.data = TAKE_PTR(data), .len = len} : (Log){.data = (char *)""};
 	return 0;
 }
 
-static int load_stored_crash(Archive *a, const char *id, json_t **ret_crash, Mapped *ret_log)
+static int load_stored_crash(Archive *a, const char *id, json_t **ret_crash, Log *ret_log)
 {
 	json_auto_t *crash = NULL;
 	int r;
@@ -591,7 +574,7 @@ static int load_stored_crash(Archive *a, const char *id, json_t **ret_crash, Map
 	r = store_load_crash(a->store, id, &crash);
 	if (r < 0)
 		return log_error_errno(r, "%s: cannot load crash %s: %m", store_path(a->store), id);
-	r = map_stored_log(a, id, ret_log);
+	r = read_stored_log(a, id, ret_log);
 	if (r < 0)
 		return r;
 	*ret_crash = TAKE_PTR(crash);
@@ -659,13 +642,12 @@ static void log_archived(const PstoreCrash *c, const char *id)
 static int archive_crash(Archive *a, const PstoreCrash *c)
 {
 	_cleanup_(store_txn_freep) StoreTxn *txn = NULL;
-	_cleanup_close_ int memfd = -1;
 	json_auto_t *crash = NULL;
 	char id[STORE_CRASH_ID_LEN + 1];
 	bool stored = false, logged = false;
 	const PstoreRecord *rec;
 	size_t n_records;
-	Mapped log = {};
+	Log log = {};
 	int r;
 
 	for (n_records = 0; (rec = pstore_crash_record(c, n_records)); n_records++) {
@@ -714,7 +696,7 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 					       store_path(a->store), id);
 	}
 	if (!stored && (a->store || (a->journal && !logged))) {
-		r = build_crash(a, c, id, txn, &crash, &log, &memfd);
+		r = build_crash(a, c, id, txn, &crash, &log);
 		if (r < 0)
 			return r;
 		/* A stored crash is archived once its batch is committed. */
@@ -725,7 +707,7 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 		/* Journaled and erased once its batch is durable: see archive_commit(). */
 		Staged *st = &a->staged[a->n_staged++];
 
-		mapped_done(&log);
+		log_done(&log);
 		*st = (Staged){.crash = c, .txn = TAKE_PTR(txn), .doc = TAKE_PTR(crash)};
 		memcpy(st->id, id, sizeof(st->id));
 		return 0;
@@ -737,14 +719,14 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 	if (a->journal && !logged) {
 		test_step_delay("the journal entry", id);
 		r = journal_send_crash(crash, log.data, log.len);
-		mapped_done(&log);
+		log_done(&log);
 		if (r < 0)
 			return log_error_errno(r,
 					       "Cannot send crash %s to the journal: %m; its "
 					       "records stay in pstore",
 					       id);
 	} else
-		mapped_done(&log);
+		log_done(&log);
 	if ((!a->store || stored) && (!a->journal || logged) && (a->store || a->journal))
 		a->already++;
 	else
@@ -759,17 +741,17 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 /* The journal entry and the erasing of a crash that is durable in the store. */
 static int archive_staged_done(Archive *a, Staged *st)
 {
-	Mapped log = {};
+	Log log = {};
 	int r;
 
 	log_archived(st->crash, st->id);
 	if (a->journal) {
-		r = map_stored_log(a, st->id, &log);
+		r = read_stored_log(a, st->id, &log);
 		if (r < 0)
 			return r;
 		test_step_delay("the journal entry", st->id);
 		r = journal_send_crash(st->doc, log.data, log.len);
-		mapped_done(&log);
+		log_done(&log);
 		if (r < 0)
 			return log_error_errno(r,
 					       "Cannot send crash %s to the journal: %m; its "

@@ -33,17 +33,39 @@ int write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int read_full(int fd, void *buf, size_t size, size_t *ret_len)
+{
+	char *p = buf;
+	size_t len = 0;
+
+	while (len < size) {
+		ssize_t n = read(fd, p + len, size - len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	*ret_len = len;
+	return 0;
+}
+
 int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t size = 0, allocated = 0;
 	struct stat st;
 
-	/* Start with the file size when it is known; pstore and sysfs files may lie (0). */
+	/* Start with the file size when it is known, and a byte more to see the end without
+	 * growing the buffer; pstore and sysfs files may lie (0). */
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (S_ISREG(st.st_mode) && st.st_size > 0)
-		allocated = MIN((size_t)st.st_size, max) + 1;
+		allocated = MIN((size_t)st.st_size, max) + 2;
 	if (allocated < 4096)
 		allocated = MIN(max, (size_t)4096) + 1;
 
@@ -52,10 +74,10 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len)
 		return -ENOMEM;
 
 	for (;;) {
-		ssize_t n;
+		size_t want, n;
+		int r;
 
 		if (size + 1 >= allocated) {
-			size_t want;
 			char *p;
 
 			if (size > max)
@@ -68,17 +90,15 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len)
 			allocated = want;
 		}
 
-		n = read(fd, buf + size, allocated - 1 - size);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		size += (size_t)n;
+		want = allocated - 1 - size;
+		r = read_full(fd, buf + size, want, &n);
+		if (r < 0)
+			return r;
+		size += n;
 		if (size > max)
 			return -EFBIG;
+		if (n < want)
+			break; /* the end of the file */
 	}
 
 	buf[size] = 0;

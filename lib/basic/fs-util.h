@@ -13,6 +13,9 @@
 /* write(2) until everything is written, retrying on EINTR and short writes. */
 int write_full(int fd, const void *buf, size_t len);
 
+/* read(2) until size bytes are read or the end of the file, retrying on EINTR. */
+int read_full(int fd, void *buf, size_t size, size_t *ret_len);
+
 /*
  * Reads an open file to its end into a NUL-terminated buffer (the NUL is not
  * counted in *ret_len). -EFBIG if it holds more than max bytes: the read is

@@ -135,7 +135,7 @@ int pstore_header_parse(const char *buf, size_t len, PstoreHeader *ret)
 	size_t l;
 
 	/* Only the first line, and header lines are short. */
-	nl = memchr(buf, '\n', MIN(len, (size_t)64));
+	nl = memchr(buf, '\n', MIN(len, (size_t)PSTORE_HEADER_MAX));
 	if (!nl)
 		return -EBADMSG;
 	end = nl;
@@ -175,7 +175,8 @@ void pstore_record_body(const PstoreRecord *r, const char *buf, size_t len, cons
 	*ret_len = len - skip;
 }
 
-int pstore_record_read(int dir_fd, const PstoreRecord *r, size_t max, char **ret, size_t *ret_len)
+/* Opens a record for reading: O_NOFOLLOW, a regular file of at most max bytes. */
+static int record_open(int dir_fd, const PstoreRecord *r, size_t max)
 {
 	_cleanup_close_ int fd = -1;
 	struct stat st;
@@ -190,7 +191,26 @@ int pstore_record_read(int dir_fd, const PstoreRecord *r, size_t max, char **ret
 		return -EBADFD;
 	if ((uint64_t)st.st_size > max)
 		return -EFBIG;
+	return TAKE_FD(fd);
+}
+
+int pstore_record_read(int dir_fd, const PstoreRecord *r, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = record_open(dir_fd, r, max);
+
+	if (fd < 0)
+		return fd;
 	return read_full_fd(fd, max, ret, ret_len);
+}
+
+int pstore_record_read_head(int dir_fd, const PstoreRecord *r, size_t max, char *buf,
+			    size_t size, size_t *ret_len)
+{
+	_cleanup_close_ int fd = record_open(dir_fd, r, max);
+
+	if (fd < 0)
+		return fd;
+	return read_full(fd, buf, size, ret_len);
 }
 
 int pstore_record_inflate(const char *buf, size_t len, size_t max, char **ret, size_t *ret_len)

@@ -67,6 +67,9 @@ typedef struct PstoreHeader {
 	size_t length; /* bytes of the header line, with its newline */
 } PstoreHeader;
 
+/* The header line is within the first PSTORE_HEADER_MAX bytes of a record. */
+#define PSTORE_HEADER_MAX 64
+
 /* Parses the header line at the start of a dmesg record; -EBADMSG if there is none. */
 int pstore_header_parse(const char *buf, size_t len, PstoreHeader *ret);
 
@@ -139,11 +142,18 @@ typedef struct PstoreScan {
  */
 int pstore_record_read(int dir_fd, const PstoreRecord *r, size_t max, char **ret, size_t *ret_len);
 
+/*
+ * Reads at most size bytes from the start of a record into buf, checked as
+ * pstore_record_read() checks it (so also -EFBIG past max bytes).
+ */
+int pstore_record_read_head(int dir_fd, const PstoreRecord *r, size_t max, char *buf,
+			    size_t size, size_t *ret_len);
+
 /* Inflates an .enc.z record's bytes into at most max bytes. */
 int pstore_record_inflate(const char *buf, size_t len, size_t max, char **ret, size_t *ret_len);
 
 /*
- * Callback for each record pstore_scan() reads, with its (inflated) bytes,
+ * Callback for each record pstore_scan() reads whole, with its (inflated) bytes,
  * or NULL and the error if it could not be read: the caller can probe the
  * contents (for example for a CPER signature).
  */
@@ -152,9 +162,11 @@ typedef void (*PstoreProbe)(PstoreRecord *r, const char *buf, size_t len, int er
 
 /*
  * Lists the directory: records sorted by name, entries that are not regular
- * files in skipped. Reads the header of every dmesg record (one record in
- * memory at a time, at most max_record bytes) and hands every record to
- * probe. No crashes yet: see pstore_group().
+ * files in skipped. Reads the header of every dmesg record: only its first
+ * PSTORE_HEADER_MAX bytes unless it is compressed. Reads the other records
+ * that are not logs whole (one record in memory at a time, at most max_record
+ * bytes) and hands them, and the compressed dmesg records, to probe. No
+ * crashes yet: see pstore_group().
  */
 int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata, PstoreScan **ret);
 PstoreScan *pstore_scan_free(PstoreScan *s);

@@ -88,6 +88,20 @@ static int add_entry(PstoreScan *s, const char *name, const struct stat *st)
 	return 0;
 }
 
+/* Reads the header of an uncompressed dmesg record: the first bytes are enough. */
+static void read_header(int dir_fd, PstoreRecord *r, size_t max_record)
+{
+	char head[PSTORE_HEADER_MAX];
+	size_t len;
+	int k;
+
+	k = pstore_record_read_head(dir_fd, r, max_record, head, sizeof(head), &len);
+	if (k < 0)
+		r->error = k;
+	else
+		r->has_header = pstore_header_parse(head, len, &r->header) >= 0;
+}
+
 /* Reads what grouping needs: the header of dmesg records, the bytes of the others for probe. */
 static void read_record(int dir_fd, PstoreRecord *r, size_t max_record, PstoreProbe probe,
 			void *userdata)
@@ -99,6 +113,10 @@ static void read_record(int dir_fd, PstoreRecord *r, size_t max_record, PstorePr
 
 	if (r->name_parsed && pstore_type_is_log(r->n.type))
 		return;
+	if (r->name_parsed && r->n.type == PSTORE_TYPE_DMESG && !r->n.compressed) {
+		read_header(dir_fd, r, max_record);
+		return;
+	}
 
 	k = pstore_record_read(dir_fd, r, max_record, &buf, &len);
 	if (k < 0) {

@@ -19,7 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 store=$tmp/store
 . "$top_srcdir/tests/lib/checks.sh"
 ctl() { "$PSTORECTL" --store-dir="$store" --no-pager "$@"; }
-jqe() { jq -e "$@" >/dev/null; }
+# The expression must print true: jq 1.6's -e exits 0 on empty input, as when pstorectl failed.
+jqe() { [ "$(jq "$@")" = true ]; }
 
 # The pstore directories to archive, each a copy: archiving erases.
 mkdir -p "$tmp/p1" "$tmp/p2" "$tmp/p3"

@@ -817,22 +817,21 @@ Test(pstorectl, status_without_store_or_pstore)
 			   r.out);
 }
 
-static char *write_config(const char *text)
+/* Writes text to the test's pstored.conf; returns the --config= option that names it. */
+static char *config_option(const char *text)
 {
-	char *path = NULL;
+	char *opt = NULL;
 
-	cr_assert(asprintf(&path, "%s/pstored.conf", tmpdir) > 0);
 	write_text(tmpdir, "pstored.conf", text);
-	return path;
+	cr_assert(asprintf(&opt, "--config=%s/pstored.conf", tmpdir) > 0);
+	return opt;
 }
 
 Test(pstorectl, vacuum)
 {
-	_cleanup_free_ char *conf = write_config("[Store]\nMaxCrashes=15\nKeepUnsent=no\n");
-	_cleanup_free_ char *opt = NULL;
+	_cleanup_free_ char *opt = config_option("[Store]\nMaxCrashes=15\nKeepUnsent=no\n");
 	json_auto_t *v = NULL, *after = NULL;
 
-	cr_assert(asprintf(&opt, "--config=%s", conf) > 0);
 	v = RUN_JSON("vacuum", opt, "--json=short");
 	cr_assert_eq(json_array_size(json_object_get(v, "removed")), 5);
 	for (int i = 0; i < 5; i++)
@@ -848,12 +847,10 @@ Test(pstorectl, vacuum)
 Test(pstorectl, vacuum_keeps_unsent)
 {
 	/* Crashes 0, 5, 10 and 15 wait for upload: of the 5 oldest, crash 0 stays. */
-	_cleanup_free_ char *conf = write_config("[Store]\nMaxCrashes=15\n");
-	_cleanup_free_ char *opt = NULL;
+	_cleanup_free_ char *opt = config_option("[Store]\nMaxCrashes=15\n");
 	json_auto_t *v = NULL;
 	Run r;
 
-	cr_assert(asprintf(&opt, "--config=%s", conf) > 0);
 	v = RUN_JSON("--json", "vacuum", opt);
 	cr_assert_eq(json_array_size(json_object_get(v, "removed")), 5);
 	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(v, "removed"), 0)),
@@ -869,12 +866,10 @@ Test(pstorectl, vacuum_keeps_unsent)
 
 Test(pstorectl, vacuum_bad_config)
 {
-	_cleanup_free_ char *conf = write_config("[Store]\nMaxCrashes=lots\n");
-	_cleanup_free_ char *opt = NULL;
+	_cleanup_free_ char *opt = config_option("[Store]\nMaxCrashes=lots\n");
 	json_auto_t *after = NULL;
 	Run r;
 
-	cr_assert(asprintf(&opt, "--config=%s", conf) > 0);
 	r = RUN("vacuum", opt);
 	cr_assert_eq(r.status, 1);
 	cr_assert_not_null(strstr(r.err, "pstored.conf:2:"), "%s", r.err);

@@ -466,7 +466,7 @@ Test(pstore, read_refuses_symlink_and_fifo, .fini = teardown)
 {
 	_cleanup_(pstore_scan_freep) PstoreScan *s = scan_case("bad-input", true);
 	_cleanup_close_ int fd = -1;
-	char path[PATH_MAX], *buf = NULL;
+	char path[PATH_MAX], *buf = NULL, head[PSTORE_HEADER_MAX];
 	PstoreRecord link = {.name = (char *)"dmesg-erst-7578827135071027260"};
 	PstoreRecord fifo = {.name = (char *)"dmesg-erst-7578827135071027261"};
 	size_t len;
@@ -476,4 +476,7 @@ Test(pstore, read_refuses_symlink_and_fifo, .fini = teardown)
 	cr_assert_eq(pstore_record_read(fd, &link, 1 << 20, &buf, &len), -ELOOP);
 	cr_assert_eq(pstore_record_read(fd, &fifo, 1 << 20, &buf, &len), -EBADFD);
 	cr_assert_null(buf);
+	cr_assert_eq(pstore_record_read_head(fd, &link, 1 << 20, head, sizeof(head), &len), -ELOOP);
+	cr_assert_eq(pstore_record_read_head(fd, &fifo, 1 << 20, head, sizeof(head), &len),
+		     -EBADFD);
 }
