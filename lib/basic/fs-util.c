@@ -225,15 +225,11 @@ int rm_rf_at(int dir_fd, const char *name)
 	if (r < 0)
 		return r;
 
-	while ((errno = 0, de = readdir(d))) {
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
+	FOREACH_DIRENT(de, d, r = -errno) {
 		r = rm_rf_at(dirfd(d), de->d_name);
 		if (r < 0)
 			break;
 	}
-	if (r == 0 && errno != 0)
-		r = -errno;
 	closedir(d);
 	if (r < 0)
 		return r;

@@ -7,6 +7,8 @@
  */
 
 #include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -48,6 +50,28 @@ int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *
 
 /* Opens the directory dir_fd/name for readdir(); flags adds to O_DIRECTORY | O_CLOEXEC. */
 int opendir_at(int dir_fd, const char *name, int flags, DIR **ret);
+
+static inline bool dot_or_dot_dot(const char *name)
+{
+	return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/*
+ * Loops over the entries of the directory stream d other than "." and ".."
+ * (systemd's FOREACH_DIRENT_ALL over readdir_no_dot()). When readdir(3) fails,
+ * on_error runs with errno set (for example "r = -errno") and the loop ends;
+ * a "break" in the body ends it without running on_error.
+ */
+#define FOREACH_DIRENT(de, d, on_error)                                                            \
+	for (errno = 0, (de) = readdir(d);; errno = 0, (de) = readdir(d))                          \
+		if (!(de)) {                                                                       \
+			if (errno > 0) {                                                           \
+				on_error;                                                          \
+			}                                                                          \
+			break;                                                                     \
+		} else if (dot_or_dot_dot((de)->d_name))                                           \
+			continue;                                                                  \
+		else
 
 /* Removes dir_fd/name and everything below it, never following symlinks. */
 int rm_rf_at(int dir_fd, const char *name);

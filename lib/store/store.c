@@ -140,7 +140,7 @@ static int store_remove_leftovers(Store *s)
 	r = opendir_at(s->dir_fd, ".", 0, &d);
 	if (r < 0)
 		return r;
-	while ((de = readdir(d))) {
+	FOREACH_DIRENT(de, d, if (r == 0) r = -errno) {
 		if (strneq(de->d_name, STAGING_PREFIX, strlen(STAGING_PREFIX)) ||
 		    strneq(de->d_name, DELETED_PREFIX, strlen(DELETED_PREFIX))) {
 			int k = rm_rf_at(s->dir_fd, de->d_name);
@@ -751,7 +751,7 @@ static int index_reconcile(Store *s, json_t *map)
 	if (r < 0)
 		return r;
 
-	while ((errno = 0, de = readdir(d))) {
+	FOREACH_DIRENT(de, d, r = -errno) {
 		if (!store_crash_id_is_valid(de->d_name))
 			continue;
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
@@ -780,8 +780,6 @@ static int index_reconcile(Store *s, json_t *map)
 			changed = true;
 		}
 	}
-	if (r == 0 && errno != 0)
-		r = -errno;
 	closedir(d);
 	if (r < 0)
 		return r;
@@ -1148,7 +1146,7 @@ static int crash_dir_names(Store *s, CrashIdSlot **ret, size_t *ret_n)
 	if (r < 0)
 		return r;
 
-	while ((errno = 0, de = readdir(d))) {
+	FOREACH_DIRENT(de, d, r = -errno) {
 		if (!store_crash_id_is_valid(de->d_name) ||
 		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
@@ -1165,8 +1163,6 @@ static int crash_dir_names(Store *s, CrashIdSlot **ret, size_t *ret_n)
 		}
 		memcpy(v[n++], de->d_name, sizeof(CrashIdSlot));
 	}
-	if (r == 0 && errno != 0)
-		r = -errno;
 	closedir(d);
 	if (r < 0)
 		return r;
