@@ -35,6 +35,20 @@ int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size
  */
 int fd_set_mode(int fd, mode_t mode);
 
+/*
+ * Opens dir_fd/name for writing with O_NOFOLLOW, creating it with the
+ * permission bits mode (fd_set_mode()); flags adds to O_WRONLY | O_CREAT.
+ * Returns the fd.
+ */
+int open_create_at(int dir_fd, const char *name, int flags, mode_t mode);
+
+/*
+ * Creates the directory dir_fd/name with the permission bits mode
+ * (fd_set_mode()), or takes the one there unless exclusive, and opens it with
+ * O_NOFOLLOW. Returns the fd.
+ */
+int open_mkdir_at(int dir_fd, const char *name, bool exclusive, mode_t mode);
+
 /* Writes a file below dir_fd with the permission bits mode (fd_set_mode()), fsyncs it, closes it. */
 int write_file_at(int dir_fd, const char *name, int flags, mode_t mode, const void *buf,
 		  size_t len);

@@ -494,16 +494,10 @@ static int index_line_split(char *line, char *columns[static _COLUMN_MAX])
 static int index_append_text(Store *s, const char *text, size_t len)
 {
 	_cleanup_close_ int fd = -1;
-	int r;
 
-	fd = openat(s->dir_fd, INDEX_FILE,
-		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
-		    STORE_FILE_MODE);
+	fd = open_create_at(s->dir_fd, INDEX_FILE, O_APPEND, STORE_FILE_MODE);
 	if (fd < 0)
-		return -errno;
-	r = fd_set_mode(fd, STORE_FILE_MODE);
-	if (r < 0)
-		return r;
+		return fd;
 	/* One write(): a reader sees the whole line or, after a crash, a torn last one. */
 	return write_full(fd, text, len);
 }
@@ -1581,15 +1575,12 @@ int store_txn_begin(Store *s, const char *id, StoreTxn **ret)
 
 	/* A staging directory of this id is a leftover of a killed run: start afresh. */
 	(void)rm_rf_at(s->dir_fd, t->staging);
-	if (mkdirat(s->dir_fd, t->staging, STORE_DIR_MODE) < 0)
-		return -errno;
-	t->staged = true;
-	t->dir_fd = openat(s->dir_fd, t->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (t->dir_fd < 0)
-		return -errno;
-	r = fd_set_mode(t->dir_fd, STORE_DIR_MODE);
+	r = open_mkdir_at(s->dir_fd, t->staging, true, STORE_DIR_MODE);
+	/* A failure after mkdirat() leaves the directory for store_txn_free() to remove. */
+	t->staged = r != -EEXIST;
 	if (r < 0)
 		return r;
+	t->dir_fd = r;
 
 	*ret = TAKE_PTR(t);
 	return 0;
@@ -1610,17 +1601,11 @@ static int txn_resolve(StoreTxn *t, const char *name, int *ret_fd, const char **
 		if (!file_name_is_valid(base))
 			return -EINVAL;
 		if (t->records_fd < 0) {
-			int r;
+			int fd = open_mkdir_at(t->dir_fd, RECORDS_DIR, false, STORE_DIR_MODE);
 
-			if (mkdirat(t->dir_fd, RECORDS_DIR, STORE_DIR_MODE) < 0 && errno != EEXIST)
-				return -errno;
-			t->records_fd = openat(t->dir_fd, RECORDS_DIR,
-					       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-			if (t->records_fd < 0)
-				return -errno;
-			r = fd_set_mode(t->records_fd, STORE_DIR_MODE);
-			if (r < 0)
-				return r;
+			if (fd < 0)
+				return fd;
+			t->records_fd = fd;
 		}
 		*ret_fd = t->records_fd;
 		*ret_base = base;
@@ -1671,14 +1656,9 @@ int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len)
 		if (!copy || !p)
 			return -ENOMEM;
 		t->appends = p;
-		fd = openat(dir_fd, base,
-			    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-			    STORE_FILE_MODE);
+		fd = open_create_at(dir_fd, base, O_EXCL | O_APPEND, STORE_FILE_MODE);
 		if (fd < 0)
-			return -errno;
-		r = fd_set_mode(fd, STORE_FILE_MODE);
-		if (r < 0)
-			return r;
+			return fd;
 		a = &t->appends[t->n_appends++];
 		a->name = TAKE_PTR(copy);
 		a->fd = TAKE_FD(fd);
