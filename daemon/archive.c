@@ -845,21 +845,6 @@ static const char *failure_hint(int error, bool in_store)
 	}
 }
 
-static int load_config(PstoredConfig **ret)
-{
-	_cleanup_free_ char *error = NULL;
-	int r;
-
-	r = pstored_config_load(arg_config, NULL, ret, &error);
-	if (r < 0) {
-		if (error)
-			return log_error_errno(r, "%s", error);
-		return log_error_errno(r, "Cannot load %s: %m",
-				       arg_config ?: PSTORED_SYSCONFDIR "/pstored.conf");
-	}
-	return 0;
-}
-
 int verb_archive(int argc, char *argv[])
 {
 	_cleanup_(pstored_config_freep) PstoredConfig *config = NULL;
@@ -870,7 +855,7 @@ int verb_archive(int argc, char *argv[])
 	sd_id128_t id128;
 	int r;
 
-	r = load_config(&config);
+	r = pstored_config_load_and_log(arg_config, &config);
 	if (r < 0)
 		return r;
 
