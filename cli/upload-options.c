@@ -47,7 +47,7 @@ int load_upload_config(PstoredConfig **ret)
 	PstoredConfig *c = NULL;
 	int r;
 
-	r = pstored_config_load_and_log(arg_upload_config, &c);
+	r = pstored_config_load_and_log(arg_upload_config, &c, NULL);
 	if (r < 0)
 		return r;
 	if (arg_upload_target && !pstored_config_find_target(c, arg_upload_target)) {

@@ -42,7 +42,7 @@ int verb_vacuum(int argc, char *argv[])
 	size_t i;
 	int r;
 
-	r = pstored_config_load_and_log(arg_config, &config);
+	r = pstored_config_load_and_log(arg_config, &config, NULL);
 	if (r < 0)
 		return r;
 	limits = store_vacuum_limits_from_config(config);

@@ -35,6 +35,7 @@
 #include "pstore/pstore.h"
 #include "pstored.h"
 #include "sha256-util.h"
+#include "store/last-archive.h"
 #include "store/store.h"
 #include "time-util.h"
 
@@ -53,19 +54,35 @@ typedef struct Staged {
 #define STAGED_MAX 64
 
 typedef struct Archive {
-	const PstoredConfig *config;
+	PstoredConfig *config;
 	const char *pstore_dir;
 	int pstore_fd;
-	Store *store; /* NULL unless Storage=both|store */
+	PstoreScan *scan;
+	Store *store;	   /* NULL unless Storage=both|store */
+	bool store_failed; /* could not be opened: nowhere to record the run */
 	bool journal;
 	bool unlink;
 	sd_journal *journal_reader;
 	char boot_id[SD_ID128_STRING_MAX], machine_id[SD_ID128_STRING_MAX];
+	usec_t started_at;
 	unsigned archived, already, dropped, failed;
+	unsigned erased; /* records */
 	int first_error; /* of the first crash that failed */
+	char *error;	 /* the message of the failure that ended the run */
 	Staged staged[STAGED_MAX];
 	size_t n_staged;
 } Archive;
+
+static void archive_done(Archive *a)
+{
+	sd_journal_close(a->journal_reader);
+	store_free(a->store);
+	pstore_scan_free(a->scan);
+	if (a->pstore_fd >= 0)
+		close(a->pstore_fd);
+	pstored_config_free(a->config);
+	free(a->error);
+}
 
 /*
  * A crash's log in memory, for its analysis and its journal entry: data is ""
@@ -573,14 +590,18 @@ static int erase_crash(Archive *a, const PstoreCrash *c)
 	for (size_t i = 0; (r = pstore_crash_record(c, i)); i++) {
 		if (r == c->key)
 			continue;
-		if (unlinkat(a->pstore_fd, r->name, 0) < 0 && errno != ENOENT)
+		if (unlinkat(a->pstore_fd, r->name, 0) >= 0)
+			a->erased++;
+		else if (errno != ENOENT)
 			ret = log_error_errno(errno, "%s/%s: cannot erase record: %m",
 					      a->pstore_dir, r->name);
 	}
 	/* With a record left over, keep the key too: the next run must find this crash again. */
 	if (ret < 0)
 		return ret;
-	if (unlinkat(a->pstore_fd, c->key->name, 0) < 0 && errno != ENOENT)
+	if (unlinkat(a->pstore_fd, c->key->name, 0) >= 0)
+		a->erased++;
+	else if (errno != ENOENT)
 		return log_error_errno(errno, "%s/%s: cannot erase record: %m", a->pstore_dir,
 				       c->key->name);
 	return 0;
@@ -687,7 +708,6 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 		Staged *st = &a->staged[a->n_staged++];
 
 		log_done(&log);
-		a->archived++;
 		*st = (Staged){.crash = c, .txn = TAKE_PTR(txn), .doc = TAKE_PTR(crash)};
 		memcpy(st->id, id, sizeof(st->id));
 		return 0;
@@ -696,11 +716,6 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 		if (r < 0)
 			return r;
 	}
-	if ((!a->store || stored) && (!a->journal || logged) && (a->store || a->journal))
-		a->already++;
-	else
-		a->archived++;
-
 	if (a->journal && !logged) {
 		test_step_delay("the journal entry", id);
 		r = journal_send_crash(crash, log.data, log.len);
@@ -712,6 +727,10 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 					       id);
 	} else
 		log_done(&log);
+	if ((!a->store || stored) && (!a->journal || logged) && (a->store || a->journal))
+		a->already++;
+	else
+		a->archived++;
 
 	if (!a->unlink)
 		return 0;
@@ -739,6 +758,7 @@ static int archive_staged_done(Archive *a, Staged *st)
 					       "records stay in pstore",
 					       st->id);
 	}
+	a->archived++;
 	if (!a->unlink)
 		return 0;
 	test_step_delay("erasing", st->id);
@@ -773,7 +793,6 @@ static void archive_commit(Archive *a)
 		log_error_errno(r, "%s: cannot store %zu crashes: %m; their records stay in pstore",
 				store_path(a->store), a->n_staged);
 		archive_failed(a, r, a->n_staged);
-		a->archived -= a->n_staged;
 	}
 	for (size_t i = 0; i < a->n_staged; i++) {
 		Staged *st = &a->staged[i];
@@ -834,6 +853,9 @@ static const char *failure_hint(int error, bool in_store)
 		return in_store ? "free space on the file system of the store, or lower MaxUse= "
 				  "in pstored.conf, then run 'pstored archive' again"
 				: NULL;
+	case EFBIG:
+		return "a record is larger than MaxRecordSize=; raise it in pstored.conf, then run "
+		       "'pstored archive' again";
 	case EIO:
 		return "an I/O error; see the kernel log (dmesg) about the device, then run "
 		       "'pstored archive' again";
@@ -845,89 +867,150 @@ static const char *failure_hint(int error, bool in_store)
 	}
 }
 
-int verb_archive(int argc, char *argv[])
+static int archive_run(Archive *a)
 {
-	_cleanup_(pstored_config_freep) PstoredConfig *config = NULL;
-	_cleanup_(pstore_scan_freep) PstoreScan *scan = NULL;
-	_cleanup_(store_freep) Store *store = NULL;
-	_cleanup_close_ int pstore_fd = -1;
-	Archive a = {};
+	const PstoredConfig *config;
 	sd_id128_t id128;
 	int r;
 
-	r = pstored_config_load_and_log(arg_config, &config);
+	if (sd_id128_get_boot(&id128) >= 0)
+		sd_id128_to_string(id128, a->boot_id);
+	if (sd_id128_get_machine(&id128) >= 0)
+		sd_id128_to_string(id128, a->machine_id);
+
+	r = pstored_config_load_and_log(arg_config, &a->config, &a->error);
 	if (r < 0)
 		return r;
+	config = a->config;
 
-	a.config = config;
-	a.pstore_dir = arg_pstore_dir ?: PSTORE_DEFAULT_DIR;
-	a.unlink = config->unlink && !arg_no_unlink;
-	a.journal = !arg_no_journal && (config->storage == PSTORED_STORAGE_BOTH ||
-					config->storage == PSTORED_STORAGE_JOURNAL);
+	a->pstore_dir = arg_pstore_dir ?: PSTORE_DEFAULT_DIR;
+	a->unlink = config->unlink && !arg_no_unlink;
+	a->journal = !arg_no_journal && (config->storage == PSTORED_STORAGE_BOTH ||
+					 config->storage == PSTORED_STORAGE_JOURNAL);
 
-	r = pstore_dir_open(a.pstore_dir, !arg_pstore_dir, &pstore_fd);
+	r = pstore_dir_open(a->pstore_dir, !arg_pstore_dir, &a->pstore_fd, &a->error);
 	if (r <= 0)
 		return r;
-	a.pstore_fd = pstore_fd;
 
-	if (sd_id128_get_boot(&id128) >= 0)
-		sd_id128_to_string(id128, a.boot_id);
-	if (sd_id128_get_machine(&id128) >= 0)
-		sd_id128_to_string(id128, a.machine_id);
-
-	(void)sd_notifyf(false, "STATUS=Reading %s", a.pstore_dir);
-	r = pstore_scan(pstore_fd, config->max_record_size, probe_record, NULL, &scan);
+	(void)sd_notifyf(false, "STATUS=Reading %s", a->pstore_dir);
+	r = pstore_scan(a->pstore_fd, config->max_record_size, probe_record, NULL, &a->scan);
 	if (r < 0)
-		return log_error_errno(r, "%s: cannot list records: %m", a.pstore_dir);
-	r = pstore_group(scan, config->keep_console);
+		return log_error_errno_save(r, &a->error, "%s: cannot list records: %m",
+					    a->pstore_dir);
+	r = pstore_group(a->scan, config->keep_console);
 	if (r < 0)
-		return log_oom();
-	for (size_t i = 0; i < scan->n_skipped; i++)
-		log_warning("%s/%s: %s, not a pstore record; skipped", a.pstore_dir,
-			    scan->skipped[i].name, scan->skipped[i].reason);
-	if (scan->n_crashes == 0) {
-		log_debug("%s: no records.", a.pstore_dir);
+		return log_error_errno_save(r, &a->error, "Out of memory.");
+	for (size_t i = 0; i < a->scan->n_skipped; i++)
+		log_warning("%s/%s: %s, not a pstore record; skipped", a->pstore_dir,
+			    a->scan->skipped[i].name, a->scan->skipped[i].reason);
+	if (a->scan->n_crashes == 0) {
+		log_debug("%s: no records.", a->pstore_dir);
 		return 0;
 	}
 
 	if (config->storage == PSTORED_STORAGE_BOTH || config->storage == PSTORED_STORAGE_STORE) {
-		r = store_open(arg_store_dir, STORE_CREATE, &store);
-		if (r < 0)
-			return log_error_errno(r,
-					       "%s: cannot open the crash store: %m; the records "
-					       "stay in %s%s%s.",
-					       arg_store_dir, a.pstore_dir,
-					       failure_hint(r, true) ? ": " : "",
-					       failure_hint(r, true) ?: "");
-		a.store = store;
+		r = store_open(arg_store_dir, STORE_CREATE, &a->store);
+		if (r < 0) {
+			a->store_failed = true;
+			return log_error_errno_save(r, &a->error,
+						    "%s: cannot open the crash store: %m; the "
+						    "records stay in %s%s%s.",
+						    arg_store_dir, a->pstore_dir,
+						    failure_hint(r, true) ? ": " : "",
+						    failure_hint(r, true) ?: "");
+		}
 	}
 
-	for (size_t i = 0; i < scan->n_crashes; i++) {
+	for (size_t i = 0; i < a->scan->n_crashes; i++) {
 		(void)sd_notifyf(false, "STATUS=Archiving crash %zu of %zu", i + 1,
-				 scan->n_crashes);
-		r = archive_crash(&a, &scan->crashes[i]);
+				 a->scan->n_crashes);
+		r = archive_crash(a, &a->scan->crashes[i]);
 		if (r < 0)
-			archive_failed(&a, r, 1);
-		if (a.n_staged == STAGED_MAX)
-			archive_commit(&a);
+			archive_failed(a, r, 1);
+		if (a->n_staged == STAGED_MAX)
+			archive_commit(a);
 	}
-	archive_commit(&a);
-	sd_journal_close(a.journal_reader);
+	archive_commit(a);
 
-	if (a.store)
-		vacuum_store(&a);
+	if (a->store)
+		vacuum_store(a);
 
 	(void)sd_notifyf(false,
 			 "STATUS=Archived %u crashes (%u already done, %u dropped, %u failed)",
-			 a.archived, a.already, a.dropped, a.failed);
-	if (a.failed > 0) {
-		const char *hint = failure_hint(a.first_error, a.store);
+			 a->archived, a->already, a->dropped, a->failed);
+	if (a->failed > 0) {
+		const char *hint = failure_hint(a->first_error, a->store);
 
-		return log_error_errno(EIO,
-				       "%u of %zu crashes could not be archived; their records "
-				       "stay in %s for the next run%s%s.",
-				       a.failed, scan->n_crashes, a.pstore_dir, hint ? ": " : "",
-				       hint ?: "");
+		return log_error_errno_save(EIO, &a->error,
+					    "%u of %zu crashes could not be archived; their "
+					    "records stay in %s for the next run%s%s.",
+					    a->failed, a->scan->n_crashes, a->pstore_dir,
+					    hint ? ": " : "", hint ?: "");
 	}
 	return 0;
+}
+
+/*
+ * Records the run in <store>/last-archive.json for 'pstorectl status': in the
+ * store of the run, else in the store directory if there is one (a run with
+ * no use for the store, Storage=journal|none or nothing in pstore, does not
+ * create it for this). When the store cannot be opened there is nowhere to
+ * write, and the log alone tells. A record that cannot be written changes
+ * nothing about the crashes, archived or left in pstore: a warning, and the
+ * exit status stays that of the archiving.
+ */
+static void archive_record_run(Archive *a, int result)
+{
+	_cleanup_(store_freep) Store *opened = NULL;
+	json_auto_t *run = NULL;
+	Store *s = a->store;
+	int r;
+
+	if (!s && a->store_failed)
+		return;
+	if (!s) {
+		r = store_open(arg_store_dir, 0, &opened);
+		if (r == -ENOENT) {
+			log_debug("%s does not exist; this run is not recorded.", arg_store_dir);
+			return;
+		}
+		if (r < 0) {
+			log_warning_errno(r,
+					  "%s: cannot record this run for 'pstorectl status': %m; "
+					  "check the access mode and the file system of the store",
+					  arg_store_dir);
+			return;
+		}
+		s = opened;
+	}
+
+	run = json_pack("{s:I, s:I, s:s, s:I, s:I}", "started_at", (json_int_t)a->started_at,
+			"finished_at", (json_int_t)now_usec(), "result",
+			result < 0 ? "failure" : "success", "crashes_archived",
+			(json_int_t)a->archived, "records_erased", (json_int_t)a->erased);
+	if (!run ||
+	    (result < 0 &&
+	     json_object_set_new(run, "error", json_string(a->error ?: strerror(-result))) < 0) ||
+	    (a->boot_id[0] && json_object_set_new(run, "boot_id", json_string(a->boot_id)) < 0)) {
+		log_oom();
+		return;
+	}
+	r = store_write_last_archive(s, run);
+	if (r < 0)
+		log_warning_errno(
+			r,
+			"%s/" STORE_LAST_ARCHIVE_FILE ": cannot record this run: %m; no "
+			"crash is affected, but 'pstorectl status' shows an earlier run "
+			"(check the free space and the health of the store's file system)",
+			store_path(s));
+}
+
+int verb_archive(int argc, char *argv[])
+{
+	_cleanup_(archive_done) Archive a = {.pstore_fd = -1, .started_at = now_usec()};
+	int r;
+
+	r = archive_run(&a);
+	archive_record_run(&a, r);
+	return r;
 }

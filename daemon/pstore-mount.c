@@ -21,7 +21,7 @@ static int fd_is_pstorefs(int fd)
 	return (unsigned long)sfs.f_type == (unsigned long)PSTORE_FS_MAGIC;
 }
 
-int pstore_dir_open(const char *dir, bool mount_if_needed, int *ret_fd)
+int pstore_dir_open(const char *dir, bool mount_if_needed, int *ret_fd, char **error_message)
 {
 	_cleanup_close_ int fd = -1;
 	int r;
@@ -33,7 +33,7 @@ int pstore_dir_open(const char *dir, bool mount_if_needed, int *ret_fd)
 				 dir);
 			return 0;
 		}
-		return log_error_errno(errno, "Cannot open %s: %m", dir);
+		return log_error_errno_save(errno, error_message, "Cannot open %s: %m", dir);
 	}
 	if (!mount_if_needed) {
 		*ret_fd = TAKE_FD(fd);
@@ -42,7 +42,8 @@ int pstore_dir_open(const char *dir, bool mount_if_needed, int *ret_fd)
 
 	r = fd_is_pstorefs(fd);
 	if (r < 0)
-		return log_error_errno(r, "Cannot check the filesystem of %s: %m", dir);
+		return log_error_errno_save(r, error_message,
+					    "Cannot check the filesystem of %s: %m", dir);
 	if (r > 0) {
 		*ret_fd = TAKE_FD(fd);
 		return 1;
@@ -53,10 +54,11 @@ int pstore_dir_open(const char *dir, bool mount_if_needed, int *ret_fd)
 			log_info("This kernel has no pstore filesystem; nothing to do.");
 			return 0;
 		}
-		return log_error_errno(errno,
-				       "pstore is not mounted on %s and mounting it failed: %m "
-				       "(mount it with 'mount -t pstore pstore %s')",
-				       dir, dir);
+		return log_error_errno_save(
+			errno, error_message,
+			"pstore is not mounted on %s and mounting it failed: %m "
+			"(mount it with 'mount -t pstore pstore %s')",
+			dir, dir);
 	}
 	log_debug("Mounted pstore on %s.", dir);
 
@@ -64,7 +66,7 @@ int pstore_dir_open(const char *dir, bool mount_if_needed, int *ret_fd)
 	close(TAKE_FD(fd));
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return log_error_errno(errno, "Cannot open %s: %m", dir);
+		return log_error_errno_save(errno, error_message, "Cannot open %s: %m", dir);
 	*ret_fd = TAKE_FD(fd);
 	return 1;
 }

@@ -30,7 +30,7 @@ int verb_upload(int argc, char *argv[])
 	UploadSummary sum = {};
 	int r;
 
-	r = pstored_config_load_and_log(arg_config, &config);
+	r = pstored_config_load_and_log(arg_config, &config, NULL);
 	if (r < 0)
 		return r;
 

@@ -29,8 +29,8 @@ void log_open_journal(void)
 	to_journal = true;
 }
 
-int log_internal(int level, int error, const char *file, int line, const char *func,
-		 const char *format, ...)
+int log_internal(int level, int error, char **ret_message, const char *file, int line,
+		 const char *func, const char *format, ...)
 {
 	char buf[2048];
 	va_list ap;
@@ -39,7 +39,7 @@ int log_internal(int level, int error, const char *file, int line, const char *f
 	if (error < 0)
 		error = -error;
 
-	if (level > max_level) {
+	if (level > max_level && !ret_message) {
 		errno = saved;
 		return -error;
 	}
@@ -50,10 +50,14 @@ int log_internal(int level, int error, const char *file, int line, const char *f
 	vsnprintf(buf, sizeof(buf), format, ap);
 	va_end(ap);
 
-	if (to_journal)
+	if (ret_message) {
+		free(*ret_message);
+		*ret_message = strdup(buf);
+	}
+	if (level <= max_level && to_journal)
 		sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%i", level, "CODE_FILE=%s", file,
 				"CODE_LINE=%i", line, "CODE_FUNC=%s", func, NULL);
-	else
+	else if (level <= max_level)
 		fprintf(stderr, "%s: %s\n", program_invocation_short_name, buf);
 
 	errno = saved;

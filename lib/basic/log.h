@@ -22,12 +22,17 @@ int log_get_max_level(void);
 /* Send messages to the journal (with PRIORITY=) instead of stderr. */
 void log_open_journal(void);
 
-/* Logs at the given syslog level and returns -abs(error) (or 0 if error is 0). */
-int log_internal(int level, int error, const char *file, int line, const char *func,
-		 const char *format, ...) _printf_(6, 7);
+/*
+ * Logs at the given syslog level and returns -abs(error) (or 0 if error is 0).
+ * With ret_message, the message (NULL if out of memory) also replaces
+ * *ret_message, for a program that reports it elsewhere too (pstored's
+ * last-archive.json), even when the level is not logged.
+ */
+int log_internal(int level, int error, char **ret_message, const char *file, int line,
+		 const char *func, const char *format, ...) _printf_(7, 8);
 
 #define log_full_errno(level, error, ...)                                                          \
-	log_internal((level), (error), __FILE__, __LINE__, __func__, __VA_ARGS__)
+	log_internal((level), (error), NULL, __FILE__, __LINE__, __func__, __VA_ARGS__)
 #define log_full(level, ...) ((void)log_full_errno((level), 0, __VA_ARGS__))
 
 #define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)
@@ -44,3 +49,7 @@ int log_internal(int level, int error, const char *file, int line, const char *f
 
 /* For allocation failures: logs and returns -ENOMEM. */
 #define log_oom() log_error_errno(ENOMEM, "Out of memory.")
+
+/* log_error_errno() that keeps the message in *ret_message (freed first). */
+#define log_error_errno_save(error, ret_message, ...)                                              \
+	log_internal(LOG_ERR, (error), (ret_message), __FILE__, __LINE__, __func__, __VA_ARGS__)

@@ -10,7 +10,7 @@
 #include "config.h"
 #include "log.h"
 
-int pstored_config_load_and_log(const char *path, PstoredConfig **ret)
+int pstored_config_load_and_log(const char *path, PstoredConfig **ret, char **error_message)
 {
 	_cleanup_free_ char *error = NULL;
 	int r;
@@ -18,8 +18,9 @@ int pstored_config_load_and_log(const char *path, PstoredConfig **ret)
 	/* error names the file (and line) and what is wrong there; it is NULL when out of memory. */
 	r = pstored_config_load(path, NULL, ret, &error);
 	if (r < 0)
-		return log_error_errno(r,
-				       "Failed to load the configuration: %s (see pstored.conf(5))",
-				       error ?: strerror(-r));
+		return log_error_errno_save(
+			r, error_message,
+			"Failed to load the configuration: %s (see pstored.conf(5))",
+			error ?: strerror(-r));
 	return 0;
 }

@@ -22,18 +22,13 @@ static int open_store_dir(Store *s)
 int store_write_last_archive(Store *s, json_t *run)
 {
 	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int fd = -1;
 
 	if (!json_is_object(run))
 		return -EINVAL;
 	text = json_dumps(run, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!text)
 		return -ENOMEM;
-	fd = open_store_dir(s);
-	if (fd < 0)
-		return fd;
-	return write_file_atomic_at(fd, STORE_LAST_ARCHIVE_FILE, STORE_FILE_MODE, text,
-				    strlen(text));
+	return store_write_file(s, STORE_LAST_ARCHIVE_FILE, text, strlen(text));
 }
 
 int store_read_last_archive(Store *s, json_t **ret)

@@ -21,7 +21,10 @@
 
 #define STORE_LAST_ARCHIVE_FILE "last-archive.json"
 
-/* Replaces the record atomically (written, fsync'ed, renamed into place). */
+/*
+ * Replaces the record atomically (written, fsync'ed, renamed into place), with
+ * store_write_file(): takes the write lock, so no transaction of s is open.
+ */
 int store_write_last_archive(Store *s, json_t *run);
 
 /* -ENOENT if no run was recorded; -EBADMSG if the file is not a JSON object. */

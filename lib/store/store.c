@@ -1483,6 +1483,28 @@ int store_delete_crash(Store *s, const char *id)
 	return store_delete_locked(s, id);
 }
 
+int store_write_file(Store *s, const char *name, const void *buf, size_t len)
+{
+	_cleanup_close_ int lock_fd = -1;
+	bool fresh;
+	int r;
+
+	/* Not hidden either: staging and deleted crash directories are. */
+	if (!name || !*name || name[0] == '.' || strchr(name, '/') || strlen(name) > NAME_MAX ||
+	    store_crash_id_is_valid(name) || streq(name, INDEX_FILE))
+		return -EINVAL;
+	lock_fd = store_lock(s, true);
+	if (lock_fd < 0)
+		return lock_fd;
+	fresh = index_is_fresh(s);
+	r = write_file_atomic_at(s->dir_fd, name, STORE_FILE_MODE, buf, len);
+	if (r < 0)
+		return r;
+	if (fresh)
+		(void)index_append_stamp(s);
+	return 0;
+}
+
 static uint64_t summary_uint(json_t *summary, const char *key)
 {
 	json_int_t v = json_integer_value(json_object_get(summary, key));

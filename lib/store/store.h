@@ -118,6 +118,13 @@ int store_load_crash(Store *s, const char *id, json_t **ret_crash);
 /* Atomically replaces crash.json (its "id" must equal id) and updates the index. */
 int store_update_crash(Store *s, const char *id, json_t *crash);
 int store_delete_crash(Store *s, const char *id);
+
+/*
+ * Replaces a file of the store directory itself, not of a crash (name is
+ * neither a crash id nor the index), atomically. Its rename changes the
+ * directory: under the write lock, the index keeps its stamp if it had one.
+ */
+int store_write_file(Store *s, const char *name, const void *buf, size_t len);
 /* True if the crash exists, whole, in the store. */
 bool store_has_crash(Store *s, const char *id);
 /* "<store>/<id>/<file>", or the crash directory when file is NULL. */

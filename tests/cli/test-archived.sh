@@ -154,6 +154,75 @@ check "status: both targets" eq "$(jq -c .store.upload.targets "$tmp/status.json
 check "status: no targets configured" \
 	grep -q "^ *Upload: no targets configured" <(ctl status --config=/dev/null)
 
+# status: the record of the last archive run, last-archive.json. The loop's
+# last run took p4: one crash of one record.
+last=$store/last-archive.json
+ctl --json=short status >"$tmp/status.json"
+check "last-archive.json: the last run's success, 1 crash archived, 1 record erased" \
+	jqe '.store.last_archive | .result == "success" and .crashes_archived == 1 and
+		.records_erased == 1 and (has("error") | not)' "$tmp/status.json"
+check "last-archive.json: times in µs, started before finished, within a minute of now" \
+	jqe --argjson now "$(date +%s%6N)" '.store.last_archive |
+		.started_at <= .finished_at and .finished_at <= $now and $now - .started_at < 60000000' \
+	"$tmp/status.json"
+check "last-archive.json: the boot id" jqe --arg b "$(tr -d - </proc/sys/kernel/random/boot_id)" \
+	'.store.last_archive.boot_id == $b' "$tmp/status.json"
+check "last-archive.json: status --json shows the file as it is" \
+	jqe --slurpfile l "$last" '.store.last_archive == $l[0]' "$tmp/status.json"
+at=$(date -d "@$(($(jq .store.last_archive.finished_at "$tmp/status.json") / 1000000))" \
+	'+%a %Y-%m-%d %H:%M:%S %Z')
+check "status text: the last archive run" grep -qx \
+	" *Last archive: $at, success, 1 crash archived, 1 record erased" <(ctl status)
+
+# Records already archived, --no-unlink: nothing new, nothing erased, the records stay.
+mkdir "$tmp/again" && cp -a "$FIXTURES"/sample/. "$tmp/again/"
+"$PSTORED" archive --pstore-dir="$tmp/again" --store-dir="$store" --no-journal --no-unlink \
+	--config=/dev/null >"$tmp/archive.log" 2>&1
+check "--no-unlink on archived records: exit 0" test $? -eq 0
+check "--no-unlink: last-archive.json says success, 0 crashes archived, 0 records erased" \
+	jqe '.result == "success" and .crashes_archived == 0 and .records_erased == 0' "$last"
+check "--no-unlink: the records stay" eq "$(find "$tmp/again" -type f | wc -l)" \
+	"$(find "$FIXTURES"/sample -type f | wc -l)"
+
+# A failed run: a record larger than MaxRecordSize stays in pstore; the record
+# holds the last message, the one that says what failed and what to do.
+mkdir "$tmp/big" && cp -a "$FIXTURES"/erst-qemu/pstore/. "$tmp/big/"
+printf '[Archive]\nMaxRecordSize=4K\n' >"$tmp/small.conf"
+"$PSTORED" archive --pstore-dir="$tmp/big" --store-dir="$store" --no-journal \
+	--config="$tmp/small.conf" >"$tmp/archive.log" 2>&1
+check "a failed run exits 1" test $? -eq 1
+check "a failed run: its records stay" eq "$(find "$tmp/big" -type f | wc -l)" \
+	"$(find "$FIXTURES"/erst-qemu/pstore -type f | wc -l)"
+check "a failed run: last-archive.json says failure, with the run's last message" \
+	jqe --arg e "$(tail -n 1 "$tmp/archive.log" | sed 's/^pstored: //')" \
+	'.result == "failure" and .error == $e and .crashes_archived == 0 and
+		.records_erased == 0' "$last"
+check "a failed run: the message counts the crashes left and says what to do" \
+	jqe '.error | test("^([0-9]+) of \\1 crashes could not be archived; their records stay in .*/big for the next run: a record is larger than MaxRecordSize=; raise it in pstored.conf")' "$last"
+check "status text: the failure and its message" \
+	grep -q "^ *Last archive: .*, failure, 0 crashes archived, 0 records erased: [0-9]* of [0-9]* crashes could not be archived" \
+	<(ctl status)
+# No pstore to read at all: a failure too, recorded in the existing store.
+"$PSTORED" archive --pstore-dir="$tmp/no-such-dir" --store-dir="$store" --no-journal \
+	--config=/dev/null >"$tmp/archive.log" 2>&1
+check "no pstore directory: exit 1, recorded" \
+	jqe --arg d "$tmp/no-such-dir" '.result == "failure" and
+		.error == "Cannot open \($d): No such file or directory"' "$last"
+
+# last-archive.json that cannot be replaced (a directory in its way): the run
+# still succeeds, with a warning that says what failed, and the crashes are safe.
+cp "$last" "$tmp/last.json"
+rm "$last" && mkdir "$last"
+"$PSTORED" archive --pstore-dir="$tmp/again" --store-dir="$store" --no-journal \
+	--config=/dev/null >"$tmp/archive.log" 2>&1
+check "unwritable last-archive.json: exit 0" test $? -eq 0
+check "unwritable last-archive.json: a warning that names it" \
+	grep -q "last-archive.json: cannot record this run: .*; no crash is affected" "$tmp/archive.log"
+check "unwritable last-archive.json: the records were erased all the same" \
+	eq "$(find "$tmp/again" -type f | wc -l)" 0
+rmdir "$last" && mv "$tmp/last.json" "$last"
+check "unwritable last-archive.json: no crash added or lost" eq "$(ctl --json=short list | jq length)" "$n"
+
 # delete and vacuum
 check "delete by short id" eval 'ctl delete "${ids[0]:0:8}" 2>/dev/null'
 check "deleted: gone from list" eq "$(ctl --json=short list | jq length)" $((n - 1))

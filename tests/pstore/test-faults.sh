@@ -94,11 +94,17 @@ invariants() { # invariants [--final]: tests/pstore/check-invariants, once journ
 		--reference-journal="$tmp/ref-journal" "$@"
 }
 
-# The rerun after a faulty run: succeeds and leaves everything archived once.
+# The rerun after a faulty run: succeeds, leaves everything archived once and
+# records that it erased what the faulty run left.
 rerun() { # rerun WHAT
+	local left
+	left=$(find "$tmp/pstore" -mindepth 1 | wc -l)
 	archive
 	[ "$rc" -eq 0 ] || { cat "$tmp/out" >&2; fail "$1: the rerun exited with $rc"; }
 	check "$1, after the rerun" invariants --final
+	jq -e --argjson n "$left" '.result == "success" and .records_erased == $n and
+		(has("error") | not)' "$tmp/store/last-archive.json" >/dev/null ||
+		fail "$1: last-archive.json of the rerun does not say success, $left records erased"
 }
 
 "$top_srcdir/tests/pstore/make-pstore" "$tmp/orig" mixed
@@ -113,6 +119,10 @@ journalctl --no-pager -q --all -o json SYSLOG_IDENTIFIER=pstored >"$tmp/ref-jour
 mv "$tmp/store" "$tmp/ref-store"
 crashes=$(find "$tmp/ref-store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | wc -l)
 [ "$crashes" -ge 5 ] || fail "the clean run stored $crashes crashes of $records records"
+jq -e --argjson c "$crashes" --argjson r "$records" \
+	'.result == "success" and .crashes_archived == $c and .records_erased == $r' \
+	"$tmp/ref-store/last-archive.json" >/dev/null ||
+	fail "the clean run's last-archive.json does not say success, $crashes crashes, $records records"
 fresh
 faulty FAULT_INJECT_COUNT="$tmp/count"
 [ "$rc" -eq 0 ] || fail "the run under the shim alone exited with $rc"
@@ -153,24 +163,39 @@ for n in $(points "$calls"); do
 	rerun "$what"
 done
 
+# atomic_rewrite NAME WHAT: sets span to the calls of the atomic rewrite of
+# the store's file NAME in a clean run, from the open of NAME.tmp to the fsync
+# of the store directory after its rename: "FIRST LAST".
+atomic_rewrite() {
+	local first last
+	first=$(awk -v t="/$1.tmp" 'substr($NF, length($NF) - length(t) + 1) == t { print $1; exit }' \
+		"$tmp/calls")
+	last=$(awk -v t="/$1.tmp" '$2 == "rename" &&
+		substr($(NF - 2), length($(NF - 2)) - length(t) + 1) == t { print $1 + 1; exit }' "$tmp/calls")
+	[ -n "$first" ] && [ -n "$last" ] && sed -n "${last}p" "$tmp/calls" | grep -q "^[0-9]* fsync .*/store$" ||
+		fail "the calls do not show $2 written, renamed and synced"
+	span="${first:-0} ${last:-0}"
+}
+failed_call_in() { # failed_call_in FIRST LAST: the failed call of the trace is one of FIRST...LAST
+	local n
+	n=$(awk '$NF == "FAIL" { print $1; exit }' "$tmp/trace")
+	[ -n "$n" ] && [ "$n" -ge "$1" ] && [ "$n" -le "$2" ]
+}
+atomic_rewrite index "the new store's empty index"
+empty_index=$span
+atomic_rewrite last-archive.json "the record of the run, last-archive.json"
+record=$span
+
 # 2. The Nth call of a family fails with EIO: pstored says what failed and
 #    what to do and exits non-zero, the records stay; a rerun archives
 #    everything. Calls that pstored can do without may fail unnoticed:
 #    writes of the index (a cache, rebuilt from the crash directories),
 #    among them the new store's empty index (from its open to the fsync of
 #    the store directory after its rename), and the removal of a staging
-#    directory of an earlier run (there is none here).
-empty_index_first=$(awk '$NF ~ /\/index\.tmp$/ { print $1; exit }' "$tmp/calls")
-empty_index_last=$(awk '$2 == "rename" && $(NF - 2) ~ /\/index\.tmp$/ { print $1 + 1; exit }' \
-	"$tmp/calls")
-[ -n "$empty_index_first" ] && [ -n "$empty_index_last" ] &&
-	sed -n "${empty_index_last}p" "$tmp/calls" | grep -q "^[0-9]* fsync .*/store$" ||
-	fail "the calls do not show the new store's empty index written, renamed and synced"
-writes_empty_index() { # the failed call of the trace is one of the new store's empty index
-	local n
-	n=$(awk '$NF == "FAIL" { print $1; exit }' "$tmp/trace")
-	[ -n "$n" ] && [ "$n" -ge "${empty_index_first:-0}" ] && [ "$n" -le "${empty_index_last:-0}" ]
-}
+#    directory of an earlier run (there is none here). The record of the run,
+#    last-archive.json (the same span), may fail too, but not unnoticed: the
+#    run still succeeds, with a warning. A run that fails records its last
+#    message there, unless the store could not be opened at all.
 fail_points=0
 for family in $families; do
 	for n in $(points "${family_calls[$family]}"); do
@@ -179,8 +204,12 @@ for family in $families; do
 		fresh
 		faulty FAULT_INJECT_FAIL="$family:$n:EIO"
 		fail_points=$((fail_points + 1))
-		if grep -q -e '/index FAIL$' -e '^[0-9]* unlink .*/\.tmp-[^/]* FAIL$' "$tmp/trace" ||
-			writes_empty_index; then
+		# shellcheck disable=SC2086 # FIRST LAST
+		if failed_call_in $record; then
+			[ "$rc" -eq 0 ] && grep -q "last-archive.json: cannot record this run: Input/output error; no crash is affected" "$tmp/out" ||
+				{ cat "$tmp/out" >&2; fail "$what: exited with $rc, or no warning"; }
+		elif grep -q -e '/index FAIL$' -e '^[0-9]* unlink .*/\.tmp-[^/]* FAIL$' "$tmp/trace" ||
+			failed_call_in $empty_index; then
 			:
 		elif [ "$rc" -eq 0 ]; then
 			fail "$what: exited with 0"
@@ -188,6 +217,10 @@ for family in $families; do
 			! grep -q "see the kernel log .*, then run 'pstored archive' again" "$tmp/out"; then
 			cat "$tmp/out" >&2
 			fail "$what: no clear message"
+		elif ! grep -q "cannot open the crash store" "$tmp/out" &&
+			! jq -e --arg e "$(tail -n 1 "$tmp/out" | sed 's/^pstored: //')" \
+				'.result == "failure" and .error == $e' "$tmp/store/last-archive.json" >/dev/null; then
+			fail "$what: last-archive.json does not record the failure with its last message"
 		fi
 		check "$what" invariants
 		rerun "$what"
