@@ -21,6 +21,7 @@
 #include "fs-util.h"
 #include "log.h"
 #include "pager.h"
+#include "parse-util.h"
 #include "store/last-archive.h"
 #include "pstorectl.h"
 
@@ -214,34 +215,72 @@ static int pstore_records(json_t *ret)
 	return 0;
 }
 
+/* A number in a file of dir_fd ("7\n"), or JSON null if it cannot be read. */
+static json_t *read_kernel_uint(int dir_fd, const char *name)
+{
+	_cleanup_free_ char *v = read_kernel_line(dir_fd, name);
+	uint64_t n;
+
+	if (!v || parse_uint64(v, &n) < 0 || n > INT64_MAX)
+		return json_null();
+	return json_integer((json_int_t)n);
+}
+
+/*
+ * What our pstore_erst module tells in its read-only parameters: the records
+ * stored (GET_RECORD_COUNT), the size of the firmware's record buffer and
+ * how many dumps the firmware refused for lack of space.
+ */
+static int erst_module_status(int dir_fd, json_t *v)
+{
+	json_t *lost = read_kernel_uint(dir_fd, "nospc_dumps");
+
+	if (json_object_set_new(v, "nospc_dumps", lost) < 0 ||
+	    json_object_set_new(v, "full", json_boolean(json_integer_value(lost) > 0)) < 0 ||
+	    json_object_set_new(v, "records", read_kernel_uint(dir_fd, "record_count")) < 0 ||
+	    json_object_set_new(v, "record_size", read_kernel_uint(dir_fd, "record_size")) < 0 ||
+	    json_object_set_new(v, "source", json_string("pstore_erst")) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /*
  * ERST, as far as the kernel tells: the ACPI table is there; the record
- * count comes from /dev/erst_dbg where the kernel has it (Debian's has not).
- * The kernel reports no capacity, so none is made up.
+ * count comes from our pstore_erst module where it is loaded, else from
+ * /dev/erst_dbg where the kernel has it (Debian's has not). ACPI ERST reports
+ * no capacity, so none is made up.
  */
 static int erst_status(json_t **ret)
 {
-	_cleanup_free_ char *table = NULL;
-	_cleanup_close_ int fd = -1;
-	json_t *v;
+	_cleanup_free_ char *table = NULL, *module = NULL;
+	_cleanup_close_ int fd = -1, dir_fd = -1;
+	json_auto_t *v = NULL;
 	uint32_t count;
+	bool present;
 
-	if (asprintf(&table, "%s/firmware/acpi/tables/ERST", arg_sysfs_dir) < 0)
+	if (asprintf(&table, "%s/firmware/acpi/tables/ERST", arg_sysfs_dir) < 0 ||
+	    asprintf(&module, "%s/module/pstore_erst/parameters", arg_sysfs_dir) < 0)
 		return -ENOMEM;
-	if (access(table, F_OK) < 0) {
+	present = access(table, F_OK) >= 0;
+	dir_fd = open(module, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!present && dir_fd < 0) {
 		*ret = json_null();
 		return 0;
 	}
-	v = json_pack("{s:b, s:n}", "present", true, "records");
+	v = json_pack("{s:b, s:n, s:n}", "present", present, "records", "source");
 	if (!v)
 		return -ENOMEM;
-	fd = open("/dev/erst_dbg", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && ioctl(fd, APEI_ERST_GET_RECORD_COUNT, &count) == 0 &&
-	    json_object_set_new(v, "records", json_integer(count)) < 0) {
-		json_decref(v);
-		return -ENOMEM;
+	if (dir_fd >= 0) {
+		if (erst_module_status(dir_fd, v) < 0)
+			return -ENOMEM;
+	} else {
+		fd = open("/dev/erst_dbg", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && ioctl(fd, APEI_ERST_GET_RECORD_COUNT, &count) == 0 &&
+		    (json_object_set_new(v, "records", json_integer(count)) < 0 ||
+		     json_object_set_new(v, "source", json_string("erst_dbg")) < 0))
+			return -ENOMEM;
 	}
-	*ret = v;
+	*ret = TAKE_PTR(v);
 	return 0;
 }
 
@@ -401,6 +440,33 @@ static void line(const char *label, const char *fmt, ...)
 	putchar('\n');
 }
 
+static void print_erst(json_t *erst)
+{
+	json_t *records = json_object_get(erst, "records"),
+	       *size = json_object_get(erst, "record_size");
+	json_int_t lost = json_integer_value(json_object_get(erst, "nospc_dumps"));
+	const char *source = crash_string(erst, "source");
+
+	if (!json_is_object(erst)) {
+		line("ERST", "no ERST table in this machine's ACPI tables");
+		return;
+	}
+	if (!json_is_integer(records)) {
+		line("ERST", "present; the kernel reports neither its records nor its capacity");
+		return;
+	}
+	printf("%13s: %" JSON_INTEGER_FORMAT " record%s", "ERST", json_integer_value(records),
+	       json_integer_value(records) == 1 ? "" : "s");
+	if (json_is_integer(size))
+		printf(" (buffer %" JSON_INTEGER_FORMAT " bytes)", json_integer_value(size));
+	printf(", from %s; ACPI ERST reports no capacity\n",
+	       source && streq(source, "erst_dbg") ? "/dev/erst_dbg" : "pstore_erst");
+	if (lost > 0)
+		log_warning("Warning: ERST is full: %" JSON_INTEGER_FORMAT " dump%s lost; run "
+			    "'pstored archive' (or erase records) to free it.",
+			    lost, lost == 1 ? " was" : "s were");
+}
+
 static void print_pstore(json_t *p)
 {
 	json_t *params = json_object_get(p, "parameters"), *records = json_object_get(p, "records");
@@ -448,15 +514,7 @@ static void print_pstore(json_t *p)
 		printf("%s\n", first ? "" : ")");
 	}
 
-	if (!json_is_object(erst))
-		line("ERST", "no ERST table in this machine's ACPI tables");
-	else if (json_is_integer(json_object_get(erst, "records")))
-		line("ERST",
-		     "%" JSON_INTEGER_FORMAT " records stored (from /dev/erst_dbg); the "
-		     "kernel does not report the capacity",
-		     json_integer_value(json_object_get(erst, "records")));
-	else
-		line("ERST", "present; the kernel reports neither its records nor its capacity");
+	print_erst(erst);
 
 	if (count > 0)
 		log_warning("Warning: %" JSON_INTEGER_FORMAT " record%s in %s hold firmware space "

@@ -60,10 +60,21 @@ static ssize_t erst_backend_read(struct pstore_record *record)
 	return view.payload_len;
 }
 
+/* The dump (pstore's oops count) whose write last found ERST full. */
+static int erst_backend_nospc_dump = -1;
+
 static int erst_backend_write(struct pstore_record *record)
 {
-	return erst_pstore_write(record->type, record->compressed, record->buf, record->size,
-				 &record->id);
+	int rc;
+
+	rc = erst_pstore_write(record->type, record->compressed, record->buf, record->size,
+			       &record->id);
+	/* the pstore core writes each part of a dump even after one failed: count the dump once */
+	if (rc == -ENOSPC && record->count != erst_backend_nospc_dump) {
+		erst_backend_nospc_dump = record->count;
+		WRITE_ONCE(erst_nospc_dumps, erst_nospc_dumps + 1);
+	}
+	return rc;
 }
 
 static int erst_backend_erase(struct pstore_record *record)

@@ -32,6 +32,7 @@ static void erst_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason reason)
 	size_t total = 0, hsize, len;
 	unsigned long flags;
 	u64 id;
+	int rc;
 
 	/* a concurrent dump on another CPU may never finish: never wait in panic */
 	if (oops_in_progress || reason == KMSG_DUMP_PANIC) {
@@ -59,8 +60,12 @@ static void erst_dump(struct kmsg_dumper *dumper, enum kmsg_dump_reason reason)
 		if (!kmsg_dump_get_buffer(&iter, true, erst_dump_buf + hsize,
 					  erst_dump_bufsize - hsize, &len))
 			break;
-		if (erst_pstore_write(PSTORE_TYPE_DMESG, false, erst_dump_buf, hsize + len, &id))
+		rc = erst_pstore_write(PSTORE_TYPE_DMESG, false, erst_dump_buf, hsize + len, &id);
+		if (rc) {
+			if (rc == -ENOSPC)
+				WRITE_ONCE(erst_nospc_dumps, erst_nospc_dumps + 1);
 			break;
+		}
 		total += len;
 		part++;
 	}

@@ -88,6 +88,7 @@ static struct {
 	u64 erange_base;
 	u64 erange_size;
 	void *erange;
+	bool ready; /* under erst_lock: the tables are mapped (sysfs may ask before and after) */
 } erst;
 
 /*
@@ -497,7 +498,7 @@ int erst_fw_clear(u64 record_id)
 	return rc;
 }
 
-static ssize_t erst_fw_record_count(void)
+ssize_t erst_fw_record_count(void)
 {
 	unsigned long flags;
 	u64 count;
@@ -505,7 +506,7 @@ static ssize_t erst_fw_record_count(void)
 
 	if (!erst_lock_irqsave(&flags))
 		return -EBUSY;
-	rc = erst_run_value(ACPI_ERST_GET_RECORD_COUNT, 0, &count);
+	rc = erst.ready ? erst_run_value(ACPI_ERST_GET_RECORD_COUNT, 0, &count) : -ENODEV;
 	raw_spin_unlock_irqrestore(&erst_lock, flags);
 	return rc ? rc : (ssize_t)count;
 }
@@ -851,6 +852,16 @@ static int erst_map_erange(void)
 	return 0;
 }
 
+/* The module's parameters in sysfs exist before erst_fw_init() and after erst_fw_exit(). */
+static void erst_set_ready(bool ready)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&erst_lock, flags);
+	erst.ready = ready;
+	raw_spin_unlock_irqrestore(&erst_lock, flags);
+}
+
 int erst_fw_init(void)
 {
 	acpi_status status;
@@ -879,6 +890,7 @@ int erst_fw_init(void)
 	rc = erst_map_erange();
 	if (rc)
 		goto out_unmap_registers;
+	erst_set_ready(true);
 
 	pr_info("ERST: %u instructions, error log address range [mem %#010llx-%#010llx], %zd records stored\n",
 		erst.nr_entries, erst.erange_base, erst.erange_base + erst.erange_size - 1,
@@ -895,6 +907,7 @@ out_put_table:
 
 void erst_fw_exit(void)
 {
+	erst_set_ready(false);
 	memunmap(erst.erange);
 	release_mem_region(erst.erange_base, erst.erange_size);
 	erst_unmap_registers();

@@ -17,6 +17,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "pstore_erst.h"
 
@@ -66,6 +67,57 @@ module_param_named(timeout_us, erst_timeout_us, uint, 0444);
 MODULE_PARM_DESC(timeout_us, "longest wait for the firmware to finish one operation, in microseconds (default: 1000)");
 
 static enum erst_mode erst_active_mode;
+
+/*
+ * What the firmware tells, read-only in /sys/module/pstore_erst/parameters/:
+ * ACPI ERST has no action that reports the capacity, only the records
+ * stored and, when a write fails, that there was no space for it.
+ */
+static int erst_status_set(const char *val, const struct kernel_param *kp)
+{
+	pr_err("%s is read-only: it reports what the firmware tells\n", kp->name);
+	return -EPERM;
+}
+
+static int erst_record_count_get(char *buffer, const struct kernel_param *kp)
+{
+	ssize_t count = erst_fw_record_count();
+
+	if (count < 0)
+		return count;
+	return sysfs_emit(buffer, "%zd\n", count);
+}
+
+static const struct kernel_param_ops erst_record_count_ops = {
+	.set = erst_status_set,
+	.get = erst_record_count_get,
+};
+module_param_cb(record_count, &erst_record_count_ops, NULL, 0444);
+__MODULE_PARM_TYPE(record_count, "uint");
+MODULE_PARM_DESC(record_count, "read-only: records stored in ERST now (GET_RECORD_COUNT)");
+
+static int erst_record_size_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%zu\n", erst_fw_record_size());
+}
+
+static const struct kernel_param_ops erst_record_size_ops = {
+	.set = erst_status_set,
+	.get = erst_record_size_get,
+};
+module_param_cb(record_size, &erst_record_size_ops, NULL, 0444);
+__MODULE_PARM_TYPE(record_size, "uint");
+MODULE_PARM_DESC(record_size, "read-only: bytes of the firmware's record buffer, the largest record (error log address range)");
+
+unsigned int erst_nospc_dumps;
+
+static const struct kernel_param_ops erst_nospc_dumps_ops = {
+	.set = erst_status_set,
+	.get = param_get_uint,
+};
+module_param_cb(nospc_dumps, &erst_nospc_dumps_ops, &erst_nospc_dumps, 0444);
+__MODULE_PARM_TYPE(nospc_dumps, "uint");
+MODULE_PARM_DESC(nospc_dumps, "read-only: dumps since the module was loaded that ERST refused, wholly or in part, for lack of space");
 
 /*
  * The reason policy of the 2011 RFC: a normal shutdown, halt, power-off or

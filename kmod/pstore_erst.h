@@ -17,6 +17,7 @@
 int erst_fw_init(void);
 void erst_fw_exit(void);
 size_t erst_fw_record_size(void);
+ssize_t erst_fw_record_count(void);
 int erst_fw_write(int (*fill)(void *buf, size_t size, void *arg), void *arg);
 int erst_fw_clear(u64 record_id);
 
@@ -60,6 +61,7 @@ void erst_dump_exit(void);
 extern unsigned int erst_kmsg_bytes;
 extern bool erst_record_shutdown;
 extern unsigned int erst_timeout_us;
+extern unsigned int erst_nospc_dumps;
 int erst_max_reason(void);
 
 #endif

@@ -801,6 +801,68 @@ Test(pstorectl, status)
 	cr_assert_not_null(strstr(r.err, "3 records in"), "%s", r.err);
 }
 
+/* What our pstore_erst module tells: ERST full, two dumps lost. */
+Test(pstorectl, status_erst_module)
+{
+	_cleanup_free_ char *sys = make_dir("sys"), *acpi = make_dir("sys/firmware/acpi/tables");
+	_cleanup_free_ char *mod = make_dir("sys/module/pstore_erst/parameters");
+	_cleanup_free_ char *sdir = NULL, *rm = NULL;
+	json_auto_t *v = NULL;
+	json_t *e;
+	Run r;
+
+	write_text(acpi, "ERST", "ERST");
+	write_text(mod, "record_count", "7\n");
+	write_text(mod, "record_size", "8192\n");
+	write_text(mod, "nospc_dumps", "2\n");
+	cr_assert(asprintf(&sdir, "--sysfs-dir=%s", sys) > 0);
+
+	v = RUN_JSON("status", "--pstore-dir=/nonexistent", sdir, "--json");
+	e = json_object_get(json_object_get(v, "pstore"), "erst");
+	cr_assert(json_is_true(json_object_get(e, "present")));
+	cr_assert_str_eq(json_string_value(json_object_get(e, "source")), "pstore_erst");
+	cr_assert_eq(json_integer_value(json_object_get(e, "records")), 7);
+	cr_assert_eq(json_integer_value(json_object_get(e, "record_size")), 8192);
+	cr_assert_eq(json_integer_value(json_object_get(e, "nospc_dumps")), 2);
+	cr_assert(json_is_true(json_object_get(e, "full")));
+
+	r = RUN("status", "--pstore-dir=/nonexistent", sdir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "         ERST: 7 records (buffer 8192 bytes), from "
+					 "pstore_erst; ACPI ERST reports no capacity\n"),
+			   "%s", r.out);
+	cr_assert_not_null(strstr(r.err, "Warning: ERST is full: 2 dumps were lost; run 'pstored "
+					 "archive' (or erase records) to free it."),
+			   "%s", r.err);
+
+	/* After erasing: no warning while the module lost nothing. */
+	write_text(mod, "record_count", "1\n");
+	write_text(mod, "nospc_dumps", "0\n");
+	json_decref(v);
+	v = RUN_JSON("status", "--pstore-dir=/nonexistent", sdir, "--json");
+	e = json_object_get(json_object_get(v, "pstore"), "erst");
+	cr_assert(json_is_false(json_object_get(e, "full")));
+	r = RUN("status", "--pstore-dir=/nonexistent", sdir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "         ERST: 1 record (buffer 8192 bytes)"), "%s",
+			   r.out);
+	cr_assert_null(strstr(r.err, "ERST is full"), "%s", r.err);
+
+	/* Without the module: the table, and /dev/erst_dbg where the kernel has it. */
+	cr_assert(asprintf(&rm, "rm -r '%s'", mod) > 0);
+	cr_assert_eq(system(rm), 0);
+	json_decref(v);
+	v = RUN_JSON("status", "--pstore-dir=/nonexistent", sdir, "--json");
+	e = json_object_get(json_object_get(v, "pstore"), "erst");
+	cr_assert(json_is_true(json_object_get(e, "present")));
+	cr_assert_null(json_object_get(e, "full"));
+	cr_assert_null(json_object_get(e, "record_size"));
+	if (access("/dev/erst_dbg", R_OK) < 0) {
+		cr_assert(json_is_null(json_object_get(e, "records")));
+		cr_assert(json_is_null(json_object_get(e, "source")));
+	}
+}
+
 Test(pstorectl, status_without_store_or_pstore)
 {
 	json_auto_t *v = NULL;
