@@ -83,7 +83,7 @@ bool store_crash_id_is_valid(const char *id)
 		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
 
 		if (dash ? id[i] != '-'
-			 : !isxdigit((unsigned char)id[i]) || isupper((unsigned char)id[i]))
+			 : !((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
 			return false;
 	}
 	return true;
@@ -1034,11 +1034,12 @@ static int index_line_parse(const char *p, const char *eol, size_t line, IndexLi
 {
 	char id[STORE_CRASH_ID_LEN + 1];
 	IndexLine x = {.start = p, .line = line};
+	const char *q = p;
 	int n = 0;
 
-	for (const char *q = p; q < eol && n < COLUMN_SUMMARY; q++)
-		if (*q == '\t')
-			x.end[n++] = (uint32_t)(q - p);
+	/* memchr() rather than a loop over each byte: 10,000 lines of some 200 bytes. */
+	while (n < COLUMN_SUMMARY && (q = memchr(q, '\t', eol - q)))
+		x.end[n++] = (uint32_t)(q++ - p);
 	if (n == 0 || x.end[COLUMN_ID] != STORE_CRASH_ID_LEN || eol - p > UINT32_MAX)
 		return -EBADMSG;
 	memcpy(id, p, STORE_CRASH_ID_LEN);
