@@ -160,7 +160,7 @@ static int print_crash_table(const StoreListEntry *const *v, size_t n)
 	_cleanup_table_ Table *t = table_new(ARRAY_SIZE(headers), headers);
 	size_t idlen = short_id_length(v, n);
 
-	if (!t)
+	if (!t || table_reserve(t, n) < 0)
 		return log_oom();
 
 	for (size_t i = 0; i < n; i++) {
@@ -175,7 +175,8 @@ static int print_crash_table(const StoreListEntry *const *v, size_t n)
 			or_dash(v[i]->headline),
 		};
 
-		snprintf(id, sizeof(id), "%.*s", (int)idlen, v[i]->id);
+		memcpy(id, v[i]->id, idlen);
+		id[idlen] = '\0';
 		if (table_add_row(t, cells) < 0)
 			return log_oom();
 	}
@@ -246,7 +247,7 @@ static int print_group_table(const Group *groups, size_t n)
 					      "REASON", "SIGNATURE", "MESSAGE"};
 	_cleanup_table_ Table *t = table_new(ARRAY_SIZE(headers), headers);
 
-	if (!t)
+	if (!t || table_reserve(t, n) < 0)
 		return log_oom();
 	table_set_align_right(t, 0, true);
 

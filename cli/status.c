@@ -177,7 +177,7 @@ static int pstore_records(json_t *ret)
 	if (r < 0)
 		return r;
 
-	while ((de = readdir(d))) {
+	FOREACH_DIRENT(de, d, r = -errno) {
 		_cleanup_free_ char *name = strdup(de->d_name);
 		struct stat st;
 		char *last, *prev;
@@ -209,6 +209,8 @@ static int pstore_records(json_t *ret)
 		}
 	}
 	closedir(d);
+	if (r < 0)
+		return r;
 	if (json_object_set_new(ret, "count", json_integer(count)) < 0 ||
 	    json_object_set_new(ret, "bytes", json_integer(bytes)) < 0)
 		return -ENOMEM;

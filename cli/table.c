@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <langinfo.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -14,13 +15,19 @@
  * The cells' text lives in a few large chunks, each cell found by a pointer
  * into one: a listing of 10,000 crashes is 70,000 cells, and one allocation
  * each would cost more than printing them. Chunks are never moved, so that
- * text is written (and its pages touched) once.
+ * text is written (and its pages touched) once. A cell's length and width
+ * are counted once, as it is copied in.
  */
 #define TABLE_CHUNK_SIZE (256 * 1024)
 
+typedef struct Cell {
+	const char *text;
+	uint32_t len, width; /* a cell is a line of a crash's summary, not gigabytes */
+} Cell;
+
 struct Table {
 	size_t n_columns;
-	const char **cells; /* n_rows * n_columns, row after row; row 0: headers */
+	Cell *cells; /* n_rows * n_columns, row after row; row 0: headers */
 	size_t n_rows, n_allocated;
 	char **chunks;
 	size_t n_chunks;
@@ -29,19 +36,14 @@ struct Table {
 	bool *align_right;
 };
 
-static const char *cell(const Table *t, size_t row, size_t column)
+static const Cell *cell(const Table *t, size_t row, size_t column)
 {
-	return t->cells[row * t->n_columns + column];
+	return &t->cells[row * t->n_columns + column];
 }
 
-size_t utf8_width(const char *s)
+static bool utf8_is_continuation(char c)
 {
-	size_t w = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			w++;
-	return w;
+	return ((unsigned char)c & 0xc0) == 0x80;
 }
 
 size_t terminal_width(void)
@@ -63,21 +65,43 @@ size_t terminal_width(void)
 	return ws.ws_col;
 }
 
+int table_reserve(Table *t, size_t rows)
+{
+	Cell *c;
+
+	if (rows > SIZE_MAX / t->n_columns - 1)
+		return -ENOMEM;
+	rows++; /* the headers */
+	if (rows <= t->n_allocated)
+		return 0;
+	c = reallocarray(t->cells, rows * t->n_columns, sizeof(Cell));
+	if (!c)
+		return -ENOMEM;
+	t->cells = c;
+	t->n_allocated = rows;
+	return 0;
+}
+
 static int table_append(Table *t, const char *const *cells)
 {
 	size_t n = t->n_columns, need = 0;
+	Cell *row;
+	int r;
 
 	if (t->n_rows == t->n_allocated) {
-		size_t a = t->n_allocated ? t->n_allocated * 2 : 64;
-		const char **c = reallocarray(t->cells, a * n, sizeof(char *));
-
-		if (!c)
-			return -ENOMEM;
-		t->cells = c;
-		t->n_allocated = a;
+		r = table_reserve(t, MAX(t->n_allocated * 2, (size_t)64));
+		if (r < 0)
+			return r;
 	}
-	for (size_t i = 0; i < n; i++)
-		need += strlen(cells[i] ?: "-") + 1;
+	row = &t->cells[t->n_rows * n];
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(cells[i] ?: "-");
+
+		if (len > UINT32_MAX - 1) /* never, but not to be cut short unnoticed */
+			return -ENOMEM;
+		row[i].len = (uint32_t)len;
+		need += len + 1;
+	}
 	if (need > t->free_size) {
 		size_t size = MAX(need, (size_t)TABLE_CHUNK_SIZE);
 		char **c = reallocarray(t->chunks, t->n_chunks + 1, sizeof(char *));
@@ -92,16 +116,22 @@ static int table_append(Table *t, const char *const *cells)
 		t->free_size = size;
 	}
 
+	/* Copied whole, then made printable, counting the width on the way. */
 	for (size_t i = 0; i < n; i++) {
-		const char *s = cells[i] ?: "-";
-		char *w = t->free_text;
+		char *w = memcpy(t->free_text, cells[i] ?: "-", row[i].len);
+		uint32_t width = 0;
 
-		t->cells[t->n_rows * n + i] = w;
-		for (; *s; s++)
-			*w++ = (unsigned char)*s < ' ' || *s == 0x7f ? ' ' : *s;
-		*w++ = '\0';
-		t->free_size -= w - t->free_text;
-		t->free_text = w;
+		for (uint32_t k = 0; k < row[i].len; k++) {
+			unsigned char ch = (unsigned char)w[k];
+
+			w[k] = (char)(ch < ' ' || ch == 0x7f ? ' ' : ch);
+			width += !utf8_is_continuation((char)ch);
+		}
+		w[row[i].len] = '\0';
+		row[i].text = w;
+		row[i].width = width;
+		t->free_text += row[i].len + 1;
+		t->free_size -= row[i].len + 1;
 	}
 	t->n_rows++;
 	return 0;
@@ -149,79 +179,93 @@ size_t table_rows(const Table *t)
 	return t->n_rows - 1;
 }
 
-static void print_spaces(FILE *f, size_t n)
-{
-	static const char spaces[] =
-		"                                                                ";
-
-	for (; n > 0; n -= MIN(n, sizeof(spaces) - 1))
-		fwrite(spaces, 1, MIN(n, sizeof(spaces) - 1), f);
-}
-
-/* Prints s, width w, in at most max columns, ending in an ellipsis if it had to cut. */
-static void print_cut(FILE *f, const char *s, size_t w, size_t max)
+/*
+ * Appends c to p in at most max columns, ending in an ellipsis if it had to
+ * cut; returns the new end. Writes at most c->len + 3 bytes.
+ */
+static char *put_cut(char *p, const Cell *c, size_t max)
 {
 	bool utf8;
-	const char *ellipsis, *p;
+	const char *ellipsis, *q;
 	size_t ew, k = 0;
 
-	if (w <= max) {
-		fputs(s, f);
-		return;
-	}
+	if (c->width <= max)
+		return mempcpy(p, c->text, c->len);
 	utf8 = streq(nl_langinfo(CODESET), "UTF-8");
 	ellipsis = utf8 ? "…" : "...";
 	ew = utf8 ? 1 : 3;
-	if (max <= ew) {
-		fprintf(f, "%.*s", (int)max, "...");
-		return;
-	}
-	for (p = s; *p; p++)
-		if (((unsigned char)*p & 0xc0) != 0x80 && k++ == max - ew)
+	if (max <= ew)
+		return mempcpy(p, "...", MIN(max, (size_t)3));
+	for (q = c->text; *q; q++)
+		if (!utf8_is_continuation(*q) && k++ == max - ew)
 			break;
-	fwrite(s, 1, p - s, f);
-	fputs(ellipsis, f);
+	p = mempcpy(p, c->text, q - c->text);
+	return stpcpy(p, ellipsis);
 }
 
+static char *put_spaces(char *p, size_t n)
+{
+	memset(p, ' ', n);
+	return p + n;
+}
+
+/* Each row is put together in one buffer and written with one call: 70,000 cells, 10,000 writes. */
 int table_print(const Table *t, FILE *f, bool legend, size_t width)
 {
-	size_t n = t->n_columns, total = 0;
+	size_t n = t->n_columns, total = 0, line_max = 1;
 	_cleanup_free_ size_t *widths = calloc(n, sizeof(size_t));
+	_cleanup_free_ char *line = NULL;
 
 	if (!widths)
 		return -ENOMEM;
 
 	for (size_t r = legend ? 0 : 1; r < t->n_rows; r++)
 		for (size_t c = 0; c < n; c++)
-			widths[c] = MAX(widths[c], utf8_width(cell(t, r, c)));
+			widths[c] = MAX(widths[c], cell(t, r, c)->width);
 	for (size_t c = 0; c < n; c++)
 		total += widths[c] + (c + 1 < n ? 2 : 0);
 
 	/* Only the last column gives way, and never below its header's width. */
 	if (width > 0 && total > width) {
-		size_t others = total - widths[n - 1], min = utf8_width(cell(t, 0, n - 1));
+		size_t others = total - widths[n - 1], min = cell(t, 0, n - 1)->width;
 
 		widths[n - 1] = others < width ? MAX(width - others, min) : min;
 	}
 
+	/* A row takes at most each cell's bytes, an ellipsis, its padding and a separator. */
+	for (size_t c = 0; c < n; c++) {
+		size_t longest = 0;
+
+		for (size_t r = legend ? 0 : 1; r < t->n_rows; r++)
+			longest = MAX(longest, cell(t, r, c)->len);
+		line_max += longest + 3 + widths[c] + 2;
+	}
+	line = malloc(line_max);
+	if (!line)
+		return -ENOMEM;
+
 	for (size_t r = legend ? 0 : 1; r < t->n_rows; r++) {
+		char *p = line;
+
 		for (size_t c = 0; c < n; c++) {
-			const char *s = cell(t, r, c);
-			size_t w = utf8_width(s), pad = widths[c] > w ? widths[c] - w : 0;
+			const Cell *x = cell(t, r, c);
+			size_t pad = widths[c] > x->width ? widths[c] - x->width : 0;
 
 			if (c + 1 == n && !t->align_right[c]) {
-				print_cut(f, s, w, widths[c]);
+				p = put_cut(p, x, widths[c]);
 				break;
 			}
 			if (t->align_right[c])
-				print_spaces(f, pad);
-			print_cut(f, s, w, widths[c]);
+				p = put_spaces(p, pad);
+			p = put_cut(p, x, widths[c]);
 			if (!t->align_right[c])
-				print_spaces(f, pad);
+				p = put_spaces(p, pad);
 			if (c + 1 < n)
-				fputs("  ", f);
+				p = put_spaces(p, 2);
 		}
-		fputc('\n', f);
+		*p++ = '\n';
+		if (fwrite(line, 1, p - line, f) != (size_t)(p - line))
+			return -EIO;
 	}
 	return ferror(f) ? -EIO : 0;
 }

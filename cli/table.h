@@ -5,7 +5,8 @@
  * Tables as systemd's list commands print them: a header line of column
  * names (left out with --no-legend), columns as wide as their widest cell,
  * two spaces between columns, no padding after the last. On a terminal the
- * last column is cut to the terminal width with an ellipsis.
+ * last column is cut to the terminal width with an ellipsis. Widths count
+ * one column per code point.
  */
 
 #include <stdbool.h>
@@ -25,6 +26,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Table *, table_free);
 /* Aligns column to the right (for counts). */
 void table_set_align_right(Table *t, size_t column, bool right);
 
+/* Makes room for rows rows besides the headers, so that adding them moves nothing. */
+int table_reserve(Table *t, size_t rows);
+
 /* Appends a row of n_columns cells (NULL shows as "-"); control characters show as spaces. */
 int table_add_row(Table *t, const char *const *cells);
 
@@ -32,9 +36,6 @@ size_t table_rows(const Table *t);
 
 /* Prints the table; width 0: no limit. */
 int table_print(const Table *t, FILE *f, bool legend, size_t width);
-
-/* Display width of a UTF-8 string, counting one column per code point. */
-size_t utf8_width(const char *s);
 
 /* Width of the terminal on stdout ($COLUMNS first), or 0 if stdout is not a terminal. */
 size_t terminal_width(void);

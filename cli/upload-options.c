@@ -44,14 +44,12 @@ const VerbOptions upload_options = {upload_option_table, NULL, handle_upload_opt
 
 int load_upload_config(PstoredConfig **ret)
 {
-	_cleanup_free_ char *error = NULL;
 	PstoredConfig *c = NULL;
 	int r;
 
-	r = pstored_config_load(arg_upload_config, NULL, &c, &error);
+	r = pstored_config_load_and_log(arg_upload_config, &c, NULL);
 	if (r < 0)
-		return log_error_errno(r, "Failed to load the configuration: %s",
-				       error ?: "(no details)");
+		return r;
 	if (arg_upload_target && !pstored_config_find_target(c, arg_upload_target)) {
 		pstored_config_free(c);
 		return log_error_errno(ENOENT, "No [Target.%s] section in %s: see pstored.conf(5).",

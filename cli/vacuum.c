@@ -35,7 +35,6 @@ const VerbOptions vacuum_options = {vacuum_option_table, NULL, handle_vacuum_opt
 int verb_vacuum(int argc, char *argv[])
 {
 	_cleanup_(store_freep) Store *s = NULL;
-	_cleanup_free_ char *error = NULL;
 	json_auto_t *removed = NULL;
 	PstoredConfig *config = NULL;
 	StoreVacuumLimits limits;
@@ -43,10 +42,9 @@ int verb_vacuum(int argc, char *argv[])
 	size_t i;
 	int r;
 
-	r = pstored_config_load(arg_config, NULL, &config, &error);
+	r = pstored_config_load_and_log(arg_config, &config, NULL);
 	if (r < 0)
-		return log_error_errno(r, "Failed to read the configuration: %s",
-				       error ?: "out of memory");
+		return r;
 	limits = store_vacuum_limits_from_config(config);
 	pstored_config_free(config);
 

@@ -867,21 +867,6 @@ static const char *failure_hint(int error, bool in_store)
 	}
 }
 
-static int load_config(Archive *a)
-{
-	_cleanup_free_ char *error = NULL;
-	int r;
-
-	r = pstored_config_load(arg_config, NULL, &a->config, &error);
-	if (r < 0) {
-		if (error)
-			return log_error_errno_save(r, &a->error, "%s", error);
-		return log_error_errno_save(r, &a->error, "Cannot load %s: %m",
-					    arg_config ?: PSTORED_SYSCONFDIR "/pstored.conf");
-	}
-	return 0;
-}
-
 static int archive_run(Archive *a)
 {
 	const PstoredConfig *config;
@@ -893,7 +878,7 @@ static int archive_run(Archive *a)
 	if (sd_id128_get_machine(&id128) >= 0)
 		sd_id128_to_string(id128, a->machine_id);
 
-	r = load_config(a);
+	r = pstored_config_load_and_log(arg_config, &a->config, &a->error);
 	if (r < 0)
 		return r;
 	config = a->config;

@@ -26,15 +26,13 @@ static void log_event(const UploadEvent *e, void *userdata)
 
 int verb_upload(int argc, char *argv[])
 {
-	_cleanup_free_ char *error = NULL;
 	PstoredConfig *config = NULL;
 	UploadSummary sum = {};
 	int r;
 
-	r = pstored_config_load(arg_config, NULL, &config, &error);
+	r = pstored_config_load_and_log(arg_config, &config, NULL);
 	if (r < 0)
-		return log_error_errno(r, "Failed to load the configuration: %s",
-				       error ?: "(no details)");
+		return r;
 
 	UploadOptions o = {
 		.store_dir = arg_store_dir,

@@ -132,19 +132,42 @@ int fd_set_mode(int fd, mode_t mode)
 	return 0;
 }
 
+/* openat(2) with O_CLOEXEC | O_NOFOLLOW, then the permission bits mode (fd_set_mode()). */
+static int open_with_mode(int dir_fd, const char *name, int flags, mode_t mode)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	fd = openat(dir_fd, name, O_CLOEXEC | O_NOFOLLOW | flags, mode);
+	if (fd < 0)
+		return -errno;
+	r = fd_set_mode(fd, mode);
+	if (r < 0)
+		return r;
+	return TAKE_FD(fd);
+}
+
+int open_create_at(int dir_fd, const char *name, int flags, mode_t mode)
+{
+	return open_with_mode(dir_fd, name, O_WRONLY | O_CREAT | O_NOCTTY | flags, mode);
+}
+
+int open_mkdir_at(int dir_fd, const char *name, bool exclusive, mode_t mode)
+{
+	if (mkdirat(dir_fd, name, mode) < 0 && (exclusive || errno != EEXIST))
+		return -errno;
+	return open_with_mode(dir_fd, name, O_RDONLY | O_DIRECTORY, mode);
+}
+
 static int write_file(int dir_fd, const char *name, int flags, mode_t mode, const void *buf,
 		      size_t len, bool sync)
 {
 	_cleanup_close_ int fd = -1;
 	int r;
 
-	fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | flags,
-		    mode);
+	fd = open_create_at(dir_fd, name, flags, mode);
 	if (fd < 0)
-		return -errno;
-	r = fd_set_mode(fd, mode);
-	if (r < 0)
-		return r;
+		return fd;
 	r = write_full(fd, buf, len);
 	if (r < 0)
 		return r;
@@ -225,15 +248,11 @@ int rm_rf_at(int dir_fd, const char *name)
 	if (r < 0)
 		return r;
 
-	while ((errno = 0, de = readdir(d))) {
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
+	FOREACH_DIRENT(de, d, r = -errno) {
 		r = rm_rf_at(dirfd(d), de->d_name);
 		if (r < 0)
 			break;
 	}
-	if (r == 0 && errno != 0)
-		r = -errno;
 	closedir(d);
 	if (r < 0)
 		return r;

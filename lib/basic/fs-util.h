@@ -7,6 +7,8 @@
  */
 
 #include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -33,6 +35,20 @@ int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size
  */
 int fd_set_mode(int fd, mode_t mode);
 
+/*
+ * Opens dir_fd/name for writing with O_NOFOLLOW, creating it with the
+ * permission bits mode (fd_set_mode()); flags adds to O_WRONLY | O_CREAT.
+ * Returns the fd.
+ */
+int open_create_at(int dir_fd, const char *name, int flags, mode_t mode);
+
+/*
+ * Creates the directory dir_fd/name with the permission bits mode
+ * (fd_set_mode()), or takes the one there unless exclusive, and opens it with
+ * O_NOFOLLOW. Returns the fd.
+ */
+int open_mkdir_at(int dir_fd, const char *name, bool exclusive, mode_t mode);
+
 /* Writes a file below dir_fd with the permission bits mode (fd_set_mode()), fsyncs it, closes it. */
 int write_file_at(int dir_fd, const char *name, int flags, mode_t mode, const void *buf,
 		  size_t len);
@@ -48,6 +64,28 @@ int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *
 
 /* Opens the directory dir_fd/name for readdir(); flags adds to O_DIRECTORY | O_CLOEXEC. */
 int opendir_at(int dir_fd, const char *name, int flags, DIR **ret);
+
+static inline bool dot_or_dot_dot(const char *name)
+{
+	return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+/*
+ * Loops over the entries of the directory stream d other than "." and ".."
+ * (systemd's FOREACH_DIRENT_ALL over readdir_no_dot()). When readdir(3) fails,
+ * on_error runs with errno set (for example "r = -errno") and the loop ends;
+ * a "break" in the body ends it without running on_error.
+ */
+#define FOREACH_DIRENT(de, d, on_error)                                                            \
+	for (errno = 0, (de) = readdir(d);; errno = 0, (de) = readdir(d))                          \
+		if (!(de)) {                                                                       \
+			if (errno > 0) {                                                           \
+				on_error;                                                          \
+			}                                                                          \
+			break;                                                                     \
+		} else if (dot_or_dot_dot((de)->d_name))                                           \
+			continue;                                                                  \
+		else
 
 /* Removes dir_fd/name and everything below it, never following symlinks. */
 int rm_rf_at(int dir_fd, const char *name);

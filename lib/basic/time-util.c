@@ -345,25 +345,51 @@ int parse_timestamp(const char *s, usec_t now, usec_t *ret)
 	return 0;
 }
 
+/* Writes v as n decimal digits, zero-padded. */
+static char *put_digits(char *p, unsigned v, size_t n)
+{
+	for (size_t i = n; i > 0; i--, v /= 10)
+		p[i - 1] = (char)('0' + v % 10);
+	return p + n;
+}
+
+/*
+ * English day names whatever the locale, as systemd's (and as
+ * parse_timestamp() reads them back). By hand rather than with strftime():
+ * a listing of 10,000 crashes formats 10,000 of them.
+ */
 char *format_timestamp(char buf[static FORMAT_TIMESTAMP_MAX], usec_t t, bool utc)
 {
+	const char *zone;
 	time_t sec;
 	struct tm tm;
-	size_t n;
+	char *p = buf;
 
 	if (t == 0 || t == USEC_INFINITY)
 		return NULL;
 	sec = (time_t)(t / USEC_PER_SEC);
 	if (!(utc ? gmtime_r(&sec, &tm) : localtime_r(&sec, &tm)))
 		return NULL;
-
-	n = strftime(buf, FORMAT_TIMESTAMP_MAX, "%a %Y-%m-%d %H:%M:%S", &tm);
-	if (n == 0)
-		return NULL;
 	/* gmtime_r() names its zone "GMT"; systemd and journalctl say "UTC". */
-	if (utc)
-		strcpy(buf + n, " UTC");
-	else if (strftime(buf + n, FORMAT_TIMESTAMP_MAX - n, " %Z", &tm) == 0)
+	zone = utc ? "UTC" : tm.tm_zone ?: "";
+	if (tm.tm_year > 9999 - 1900 ||
+	    strlen(zone) > FORMAT_TIMESTAMP_MAX - sizeof("Www YYYY-MM-DD HH:MM:SS "))
 		return NULL;
+
+	p = mempcpy(p, weekdays[tm.tm_wday][0], 3);
+	*p++ = ' ';
+	p = put_digits(p, (unsigned)(tm.tm_year + 1900), 4);
+	*p++ = '-';
+	p = put_digits(p, (unsigned)tm.tm_mon + 1, 2);
+	*p++ = '-';
+	p = put_digits(p, (unsigned)tm.tm_mday, 2);
+	*p++ = ' ';
+	p = put_digits(p, (unsigned)tm.tm_hour, 2);
+	*p++ = ':';
+	p = put_digits(p, (unsigned)tm.tm_min, 2);
+	*p++ = ':';
+	p = put_digits(p, (unsigned)tm.tm_sec, 2);
+	*p++ = ' ';
+	strcpy(p, zone);
 	return buf;
 }

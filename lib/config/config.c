@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 
 #include "config.h"
+#include "fs-util.h"
 #include "macro.h"
 #include "parse-util.h"
 #include "time-util.h"
@@ -1077,18 +1078,11 @@ static int dropin_list_add_dir(ConfigLoader *l, DropInList *d, const char *dir)
 		return open_error(l, dir, -errno);
 	}
 
-	for (;;) {
+	FOREACH_DIRENT(de, dp, r = open_error(l, dir, -errno)) {
 		struct stat st;
 		DropIn *items, *item;
 		bool masked;
 
-		errno = 0;
-		de = readdir(dp);
-		if (!de) {
-			if (errno != 0)
-				r = open_error(l, dir, -errno);
-			break;
-		}
 		if (!is_dropin_name(de->d_name) || dropin_list_has(d, de->d_name))
 			continue;
 		/* Follows symlinks; a dangling one is ignored, as systemd does. */

@@ -98,6 +98,14 @@ typedef struct PstoredConfig {
  */
 int pstored_config_load(const char *path, const char *root, PstoredConfig **ret, char **ret_error);
 
+/*
+ * The programs' pstored_config_load(path, NULL, ...): on failure, logs what is
+ * wrong where, in the same words for every verb, and returns the error; with
+ * error_message, the message also replaces *error_message (log_error_errno_save()).
+ * The one function of this library that logs (config-log.c).
+ */
+int pstored_config_load_and_log(const char *path, PstoredConfig **ret, char **error_message);
+
 /* The built-in defaults, as documented in pstored.conf(5). */
 int pstored_config_new_default(PstoredConfig **ret);
 

@@ -159,11 +159,9 @@ int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata
 	if (r < 0)
 		return r;
 
-	while ((errno = 0, de = readdir(d))) {
+	FOREACH_DIRENT(de, d, r = -errno) {
 		struct stat st;
 
-		if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-			continue;
 		if (fstatat(dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno == ENOENT)
 				continue; /* erased meanwhile */
@@ -174,8 +172,6 @@ int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata
 		if (r < 0)
 			break;
 	}
-	if (r == 0 && errno != 0)
-		r = -errno;
 	closedir(d);
 	if (r < 0)
 		return r;

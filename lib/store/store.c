@@ -83,7 +83,7 @@ bool store_crash_id_is_valid(const char *id)
 		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
 
 		if (dash ? id[i] != '-'
-			 : !isxdigit((unsigned char)id[i]) || isupper((unsigned char)id[i]))
+			 : !((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
 			return false;
 	}
 	return true;
@@ -140,7 +140,7 @@ static int store_remove_leftovers(Store *s)
 	r = opendir_at(s->dir_fd, ".", 0, &d);
 	if (r < 0)
 		return r;
-	while ((de = readdir(d))) {
+	FOREACH_DIRENT(de, d, if (r == 0) r = -errno) {
 		if (strneq(de->d_name, STAGING_PREFIX, strlen(STAGING_PREFIX)) ||
 		    strneq(de->d_name, DELETED_PREFIX, strlen(DELETED_PREFIX))) {
 			int k = rm_rf_at(s->dir_fd, de->d_name);
@@ -494,16 +494,10 @@ static int index_line_split(char *line, char *columns[static _COLUMN_MAX])
 static int index_append_text(Store *s, const char *text, size_t len)
 {
 	_cleanup_close_ int fd = -1;
-	int r;
 
-	fd = openat(s->dir_fd, INDEX_FILE,
-		    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
-		    STORE_FILE_MODE);
+	fd = open_create_at(s->dir_fd, INDEX_FILE, O_APPEND, STORE_FILE_MODE);
 	if (fd < 0)
-		return -errno;
-	r = fd_set_mode(fd, STORE_FILE_MODE);
-	if (r < 0)
-		return r;
+		return fd;
 	/* One write(): a reader sees the whole line or, after a crash, a torn last one. */
 	return write_full(fd, text, len);
 }
@@ -751,7 +745,7 @@ static int index_reconcile(Store *s, json_t *map)
 	if (r < 0)
 		return r;
 
-	while ((errno = 0, de = readdir(d))) {
+	FOREACH_DIRENT(de, d, r = -errno) {
 		if (!store_crash_id_is_valid(de->d_name))
 			continue;
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
@@ -780,8 +774,6 @@ static int index_reconcile(Store *s, json_t *map)
 			changed = true;
 		}
 	}
-	if (r == 0 && errno != 0)
-		r = -errno;
 	closedir(d);
 	if (r < 0)
 		return r;
@@ -1042,11 +1034,12 @@ static int index_line_parse(const char *p, const char *eol, size_t line, IndexLi
 {
 	char id[STORE_CRASH_ID_LEN + 1];
 	IndexLine x = {.start = p, .line = line};
+	const char *q = p;
 	int n = 0;
 
-	for (const char *q = p; q < eol && n < COLUMN_SUMMARY; q++)
-		if (*q == '\t')
-			x.end[n++] = (uint32_t)(q - p);
+	/* memchr() rather than a loop over each byte: 10,000 lines of some 200 bytes. */
+	while (n < COLUMN_SUMMARY && (q = memchr(q, '\t', eol - q)))
+		x.end[n++] = (uint32_t)(q++ - p);
 	if (n == 0 || x.end[COLUMN_ID] != STORE_CRASH_ID_LEN || eol - p > UINT32_MAX)
 		return -EBADMSG;
 	memcpy(id, p, STORE_CRASH_ID_LEN);
@@ -1148,7 +1141,7 @@ static int crash_dir_names(Store *s, CrashIdSlot **ret, size_t *ret_n)
 	if (r < 0)
 		return r;
 
-	while ((errno = 0, de = readdir(d))) {
+	FOREACH_DIRENT(de, d, r = -errno) {
 		if (!store_crash_id_is_valid(de->d_name) ||
 		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
@@ -1165,8 +1158,6 @@ static int crash_dir_names(Store *s, CrashIdSlot **ret, size_t *ret_n)
 		}
 		memcpy(v[n++], de->d_name, sizeof(CrashIdSlot));
 	}
-	if (r == 0 && errno != 0)
-		r = -errno;
 	closedir(d);
 	if (r < 0)
 		return r;
@@ -1607,15 +1598,12 @@ int store_txn_begin(Store *s, const char *id, StoreTxn **ret)
 
 	/* A staging directory of this id is a leftover of a killed run: start afresh. */
 	(void)rm_rf_at(s->dir_fd, t->staging);
-	if (mkdirat(s->dir_fd, t->staging, STORE_DIR_MODE) < 0)
-		return -errno;
-	t->staged = true;
-	t->dir_fd = openat(s->dir_fd, t->staging, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (t->dir_fd < 0)
-		return -errno;
-	r = fd_set_mode(t->dir_fd, STORE_DIR_MODE);
+	r = open_mkdir_at(s->dir_fd, t->staging, true, STORE_DIR_MODE);
+	/* A failure after mkdirat() leaves the directory for store_txn_free() to remove. */
+	t->staged = r != -EEXIST;
 	if (r < 0)
 		return r;
+	t->dir_fd = r;
 
 	*ret = TAKE_PTR(t);
 	return 0;
@@ -1636,17 +1624,11 @@ static int txn_resolve(StoreTxn *t, const char *name, int *ret_fd, const char **
 		if (!file_name_is_valid(base))
 			return -EINVAL;
 		if (t->records_fd < 0) {
-			int r;
+			int fd = open_mkdir_at(t->dir_fd, RECORDS_DIR, false, STORE_DIR_MODE);
 
-			if (mkdirat(t->dir_fd, RECORDS_DIR, STORE_DIR_MODE) < 0 && errno != EEXIST)
-				return -errno;
-			t->records_fd = openat(t->dir_fd, RECORDS_DIR,
-					       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-			if (t->records_fd < 0)
-				return -errno;
-			r = fd_set_mode(t->records_fd, STORE_DIR_MODE);
-			if (r < 0)
-				return r;
+			if (fd < 0)
+				return fd;
+			t->records_fd = fd;
 		}
 		*ret_fd = t->records_fd;
 		*ret_base = base;
@@ -1697,14 +1679,9 @@ int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len)
 		if (!copy || !p)
 			return -ENOMEM;
 		t->appends = p;
-		fd = openat(dir_fd, base,
-			    O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-			    STORE_FILE_MODE);
+		fd = open_create_at(dir_fd, base, O_EXCL | O_APPEND, STORE_FILE_MODE);
 		if (fd < 0)
-			return -errno;
-		r = fd_set_mode(fd, STORE_FILE_MODE);
-		if (r < 0)
-			return r;
+			return fd;
 		a = &t->appends[t->n_appends++];
 		a->name = TAKE_PTR(copy);
 		a->fd = TAKE_FD(fd);

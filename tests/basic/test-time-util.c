@@ -161,6 +161,17 @@ Test(timestamp, format_round_trip, .init = utc)
 	cr_assert_eq(u, NOW);
 	cr_assert_null(format_timestamp(buf, 0, false));
 	cr_assert_null(format_timestamp(buf, USEC_INFINITY, false));
+	/* Every field zero-padded, every day name. */
+	cr_assert_str_eq(format_timestamp(buf, USEC_PER_SEC, true), "Thu 1970-01-01 00:00:01 UTC");
+	for (int d = 0; d < 7; d++) {
+		static const char *const days[] = {"Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"};
+
+		format_timestamp(buf, (usec_t)(d * 86400 + 3723) * USEC_PER_SEC, true);
+		cr_assert_eq(strncmp(buf, days[d], 3), 0, "%s", buf);
+		cr_assert_str_eq(buf + 15, "01:02:03 UTC");
+	}
+	/* Past year 9999 (µs since 1970 reach further): not shown. */
+	cr_assert_null(format_timestamp(buf, (usec_t)253402300800 * USEC_PER_SEC, true));
 
 	setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3", 1);
 	tzset();

@@ -934,6 +934,7 @@ Test(pstorectl, vacuum_bad_config)
 
 	r = RUN("vacuum", opt);
 	cr_assert_eq(r.status, 1);
+	cr_assert_not_null(strstr(r.err, "Failed to load the configuration: "), "%s", r.err);
 	cr_assert_not_null(strstr(r.err, "pstored.conf:2:"), "%s", r.err);
 	cr_assert_not_null(strstr(r.err, "MaxCrashes"), "%s", r.err);
 	after = RUN_JSON("--json", "list");

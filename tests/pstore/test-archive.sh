@@ -256,7 +256,8 @@ setup erst-multipart
 printf '[Archive]\nBogus=1\n' >"$tmp/bad.conf"
 archive --config="$tmp/bad.conf"
 check "bad config: exit status" eq "$rc" 1
-check "bad config: names file and line" grep -q "bad.conf:2" "$tmp/out"
+check "bad config: names file and line" \
+	grep -q "Failed to load the configuration: $tmp/bad.conf:2: .*(see pstored.conf(5))" "$tmp/out"
 check "bad config: records stay" eq "$(left)" 3
 
 rm -rf "$tmp"
