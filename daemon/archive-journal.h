@@ -25,11 +25,13 @@ typedef struct JournalCrashFields {
 } JournalCrashFields;
 
 /*
- * The fields of the entry for crash (a crash.json document) and its log
- * text: what journal_send_crash() sends, and what the journal-remote upload
+ * The fields of the entry for crash (a crash.json document), all but its
+ * log: what journal_send_crash() sends, and what the journal-remote upload
  * target sends too. Free them with journal_crash_fields_done().
  */
-int journal_crash_fields(json_t *crash, const char *log, size_t log_len, JournalCrashFields *ret);
+int journal_crash_fields(json_t *crash, JournalCrashFields *ret);
+/* Adds the log text as the last field, PSTORE_DMESG. */
+int journal_crash_fields_add_log(JournalCrashFields *f, const char *log, size_t log_len);
 void journal_crash_fields_done(JournalCrashFields *f);
 
 /* Sends the entry for crash (a crash.json document) and its log text. */

@@ -46,12 +46,16 @@
 typedef struct Staged {
 	const PstoreCrash *crash;
 	StoreTxn *txn;
-	json_t *doc;
+	JournalCrashFields fields; /* of its journal entry but the log, which is in the store */
 	char id[STORE_CRASH_ID_LEN + 1];
 } Staged;
 
-/* Crashes committed together; bounds the memory that a batch holds. */
-#define STAGED_MAX 64
+/*
+ * Crashes committed together. Each commit waits for the disk twice (see
+ * store_txns_commit()), which costs more than anything else a crash needs;
+ * a staged crash holds a few KiB (its journal fields and index summary).
+ */
+#define STAGED_MAX 128
 
 typedef struct Archive {
 	PstoredConfig *config;
@@ -705,10 +709,17 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 	}
 	if (txn) {
 		/* Journaled and erased once its batch is durable: see archive_commit(). */
-		Staged *st = &a->staged[a->n_staged++];
+		JournalCrashFields fields = {};
+		Staged *st;
 
 		log_done(&log);
-		*st = (Staged){.crash = c, .txn = TAKE_PTR(txn), .doc = TAKE_PTR(crash)};
+		if (a->journal) {
+			r = journal_crash_fields(crash, &fields);
+			if (r < 0)
+				return log_oom();
+		}
+		st = &a->staged[a->n_staged++];
+		*st = (Staged){.crash = c, .txn = TAKE_PTR(txn), .fields = fields};
 		memcpy(st->id, id, sizeof(st->id));
 		return 0;
 	} else if (stored && a->journal && !logged) {
@@ -750,7 +761,9 @@ static int archive_staged_done(Archive *a, Staged *st)
 		if (r < 0)
 			return r;
 		test_step_delay("the journal entry", st->id);
-		r = journal_send_crash(st->doc, log.data, log.len);
+		r = journal_crash_fields_add_log(&st->fields, log.data, log.len);
+		if (r >= 0)
+			r = sd_journal_sendv(st->fields.iov, (int)st->fields.n);
 		log_done(&log);
 		if (r < 0)
 			return log_error_errno(r,
@@ -801,7 +814,7 @@ static void archive_commit(Archive *a)
 		if (r >= 0 && (k = archive_staged_done(a, st)) < 0)
 			archive_failed(a, k, 1);
 		store_txn_free(st->txn);
-		json_decref(st->doc);
+		journal_crash_fields_done(&st->fields);
 	}
 	a->n_staged = 0;
 }

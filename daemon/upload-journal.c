@@ -74,9 +74,10 @@ int journal_export_crash(FILE *f, const JournalCrashEntry *e)
 	if (r < 0)
 		return r;
 
-	r = journal_crash_fields(e->crash, e->dmesg, e->dmesg_len, &fields);
+	r = journal_crash_fields(e->crash, &fields);
 	if (r < 0)
 		return r;
+	r = journal_crash_fields_add_log(&fields, e->dmesg, e->dmesg_len);
 	for (size_t i = 0; r == 0 && i < fields.n; i++) {
 		const char *field = fields.iov[i].iov_base;
 		const char *eq = memchr(field, '=', fields.iov[i].iov_len);
