@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The journal entry of a crash, and finding it again for idempotent reruns. */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,25 +197,20 @@ int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 	return 0;
 }
 
-int journal_crash_fields_add_log(JournalCrashFields *f, const char *log, size_t log_len)
+int journal_send_crash_fields(const JournalCrashFields *f, const char *log_field, size_t len)
 {
-	size_t len = strlen("PSTORE_DMESG=") + log_len;
-	char *dmesg;
+	struct iovec iov[JOURNAL_CRASH_FIELDS_MAX + 1];
 
-	if (f->n >= JOURNAL_CRASH_FIELDS_MAX)
-		return -ENOMEM;
-	/* One field holds the whole log; the journal stores it as binary-safe data. */
-	dmesg = malloc(len);
-	if (!dmesg)
-		return -ENOMEM;
-	memcpy(dmesg, "PSTORE_DMESG=", strlen("PSTORE_DMESG="));
-	if (log_len > 0)
-		memcpy(dmesg + strlen("PSTORE_DMESG="), log, log_len);
-	f->iov[f->n++] = (struct iovec){.iov_base = dmesg, .iov_len = len};
-	return 0;
+	assert(f->n <= JOURNAL_CRASH_FIELDS_MAX);
+	assert(len >= strlen(JOURNAL_LOG_FIELD) &&
+	       memcmp(log_field, JOURNAL_LOG_FIELD, strlen(JOURNAL_LOG_FIELD)) == 0);
+
+	memcpy(iov, f->iov, f->n * sizeof(*iov));
+	iov[f->n] = (struct iovec){.iov_base = (char *)log_field, .iov_len = len};
+	return sd_journal_sendv(iov, (int)f->n + 1);
 }
 
-int journal_send_crash(json_t *crash, const char *log, size_t log_len)
+int journal_send_crash(json_t *crash, const char *log_field, size_t len)
 {
 	JournalCrashFields f;
 	int r;
@@ -222,9 +218,7 @@ int journal_send_crash(json_t *crash, const char *log, size_t log_len)
 	r = journal_crash_fields(crash, &f);
 	if (r < 0)
 		return r;
-	r = journal_crash_fields_add_log(&f, log, log_len);
-	if (r >= 0)
-		r = sd_journal_sendv(f.iov, (int)f.n);
+	r = journal_send_crash_fields(&f, log_field, len);
 	journal_crash_fields_done(&f);
 	return r;
 }

@@ -17,22 +17,31 @@ int journal_crash_is_logged(sd_journal **j, const char *id);
 
 #define JOURNAL_CRASH_FIELDS_MAX 24
 
-/* The entry's fields, "NAME=value" each (PSTORE_DMESG may hold newlines). */
+/* The entry's fields but the log, "NAME=value" each. */
 typedef struct JournalCrashFields {
 	struct iovec iov[JOURNAL_CRASH_FIELDS_MAX];
 	size_t n;
 	int error;
 } JournalCrashFields;
 
+/* The journal field that holds a crash's whole log (which may hold newlines). */
+#define JOURNAL_LOG_FIELD_NAME "PSTORE_DMESG"
+#define JOURNAL_LOG_FIELD JOURNAL_LOG_FIELD_NAME "="
+
 /*
  * The fields of the entry for crash (a crash.json document), all but its
- * log: what journal_send_crash() sends, and what the journal-remote upload
- * target sends too. Free them with journal_crash_fields_done().
+ * log, "NAME=value" each: what journal_send_crash() sends, and what the
+ * journal-remote upload target sends too. Free them with
+ * journal_crash_fields_done().
  */
 int journal_crash_fields(json_t *crash, JournalCrashFields *ret);
-/* Adds the log text as the last field, PSTORE_DMESG. */
-int journal_crash_fields_add_log(JournalCrashFields *f, const char *log, size_t log_len);
 void journal_crash_fields_done(JournalCrashFields *f);
 
-/* Sends the entry for crash (a crash.json document) and its log text. */
-int journal_send_crash(json_t *crash, const char *log, size_t log_len);
+/*
+ * Sends the entry: f, and log_field, len bytes of JOURNAL_LOG_FIELD followed
+ * by the log text. The log is not copied: callers assemble it after the
+ * field name.
+ */
+int journal_send_crash_fields(const JournalCrashFields *f, const char *log_field, size_t len);
+/* The same for crash (a crash.json document). */
+int journal_send_crash(json_t *crash, const char *log_field, size_t len);
