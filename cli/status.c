@@ -384,7 +384,11 @@ static int upload_status(json_t *summaries, json_t **ret)
 	return 0;
 }
 
-/* {"path", "crashes", "bytes", "upload", "last_archive"}, or {"path", "error"}. */
+/*
+ * {"path", "crashes", "bytes", "upload", "last_archive"}, or {"path", "error"};
+ * "last_archive" is last-archive.json, null if there is none, or {"result":
+ * "unknown", "read_error", "read_errno"} if it cannot be read or parsed.
+ */
 static int store_status(json_t **ret)
 {
 	_cleanup_(store_freep) Store *s = NULL;
@@ -418,8 +422,15 @@ static int store_status(json_t **ret)
 	if (r < 0)
 		return r;
 	r = store_read_last_archive(s, &last);
-	if (r < 0 && r != -ENOENT)
+	if (r == -ENOMEM)
 		return r;
+	/* An unreadable record hides only the last run: the rest of the status still tells. */
+	if (r < 0 && r != -ENOENT) {
+		last = json_pack("{s:s, s:s, s:i}", "result", "unknown", "read_error", strerror(-r),
+				 "read_errno", -r);
+		if (!last)
+			return -ENOMEM;
+	}
 
 	if (json_object_set_new(v, "crashes", json_integer(json_array_size(summaries))) < 0 ||
 	    json_object_set_new(v, "bytes", json_integer(bytes)) < 0 ||
@@ -552,6 +563,20 @@ static void print_upload(json_t *u)
 			    failed, failed == 1 ? "" : "es");
 }
 
+static void print_unreadable_last_archive(json_t *last)
+{
+	int e = (int)json_integer_value(json_object_get(last, "read_errno"));
+
+	line("Last archive", "unknown (cannot read %s)", STORE_LAST_ARCHIVE_FILE);
+	log_warning("Warning: Cannot read the record of the last archive run, %s/%s: %s%s. The "
+		    "next 'pstored archive' run replaces it; remove it to clear this warning.",
+		    arg_store_dir, STORE_LAST_ARCHIVE_FILE, crash_string(last, "read_error"),
+		    e == EBADMSG  ? " (not a JSON object)"
+		    : e == EFBIG  ? " (far larger than a record of a run)"
+		    : e == EACCES ? " (run as root or join group '" PSTORE_GROUP "')"
+				  : "");
+}
+
 static void print_store(json_t *st)
 {
 	json_t *last = json_object_get(st, "last_archive"), *n;
@@ -574,6 +599,10 @@ static void print_store(json_t *st)
 
 	if (!json_is_object(last)) {
 		line("Last archive", "never (no run recorded in the store)");
+		return;
+	}
+	if (crash_string(last, "read_error")) {
+		print_unreadable_last_archive(last);
 		return;
 	}
 	printf("%13s: %s, %s", "Last archive",

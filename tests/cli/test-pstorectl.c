@@ -801,6 +801,66 @@ Test(pstorectl, status)
 	cr_assert_not_null(strstr(r.err, "3 records in"), "%s", r.err);
 }
 
+/*
+ * A last-archive.json that is corrupt, or that cannot be read at all (here a
+ * directory): the last run is "unknown", with a warning naming the file, and
+ * the rest of the status is still there.
+ */
+Test(pstorectl, status_unreadable_last_archive)
+{
+	static const struct {
+		const char *text; /* the file's content, or NULL for a directory */
+		int error;
+		const char *cause;
+	} cases[] = {
+		{"{\"started_at\": 17960832", EBADMSG, "Bad message (not a JSON object)"},
+		{"[\"success\"]", EBADMSG, "Bad message (not a JSON object)"},
+		{NULL, EISDIR, "Is a directory"},
+	};
+	_cleanup_free_ char *path = NULL;
+
+	cr_assert(asprintf(&path, "%s/%s", store_dir, STORE_LAST_ARCHIVE_FILE) > 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *warning = NULL;
+		json_auto_t *v = NULL;
+		json_t *last;
+		Run r;
+
+		(void)unlink(path);
+		(void)rmdir(path);
+		if (cases[i].text)
+			write_text(store_dir, STORE_LAST_ARCHIVE_FILE, cases[i].text);
+		else
+			cr_assert_eq(mkdir(path, 0700), 0, "%s: %m", path);
+
+		v = RUN_JSON("status", "--pstore-dir=/nonexistent", "--sysfs-dir=/nonexistent",
+			     "--json");
+		last = json_object_get(json_object_get(v, "store"), "last_archive");
+		cr_assert_str_eq(json_string_value(json_object_get(last, "result")), "unknown");
+		cr_assert_str_eq(json_string_value(json_object_get(last, "read_error")),
+				 strerror(cases[i].error));
+		cr_assert_eq(json_integer_value(json_object_get(last, "read_errno")),
+			     cases[i].error);
+		cr_assert_eq(
+			json_integer_value(json_object_get(json_object_get(v, "store"), "crashes")),
+			CRASHES);
+
+		r = RUN("status", "--pstore-dir=/nonexistent", "--sysfs-dir=/nonexistent");
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_assert_not_null(strstr(r.out, "20 crashes"), "%s", r.out);
+		cr_assert_not_null(strstr(r.out, "       Upload: "), "%s", r.out);
+		cr_assert_not_null(strstr(r.out, " Last archive: unknown (cannot read "
+						 "last-archive.json)\n"),
+				   "%s", r.out);
+		cr_assert(asprintf(&warning,
+				   "Warning: Cannot read the record of the last archive "
+				   "run, %s: %s. The next 'pstored archive' run replaces "
+				   "it; remove it to clear this warning.\n",
+				   path, cases[i].cause) > 0);
+		cr_assert_not_null(strstr(r.err, warning), "%s", r.err);
+	}
+}
+
 /* What our pstore_erst module tells: ERST full, two dumps lost. */
 Test(pstorectl, status_erst_module)
 {
