@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The journal entry of a crash, and finding it again for idempotent reruns. */
+/*
+ * The journal entry of a crash, and finding it again for idempotent reruns:
+ * what pstored archive does with journald. Apart from journal-fields.c, which
+ * pstorectl links for its export document, so that pstorectl does not link
+ * libsystemd.
+ */
 
 #include <assert.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
-#include <sys/uio.h>
 
 #include "archive-journal.h"
-#include "macro.h"
-#include "store/message-ids.h"
 
 int journal_crash_is_logged(sd_journal **j, const char *id)
 {
@@ -33,168 +32,6 @@ int journal_crash_is_logged(sd_journal **j, const char *id)
 		return r;
 	r = sd_journal_next(*j);
 	return r < 0 ? r : r > 0;
-}
-
-static const char *json_str(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-/* syslog priority from the reason of a kernel crash or the severity of a hardware error. */
-static int crash_priority(json_t *crash)
-{
-	static const struct {
-		const char *value;
-		int priority;
-	} table[] = {
-		{"panic", LOG_CRIT},	     {"emergency", LOG_CRIT},  {"hard-lockup", LOG_CRIT},
-		{"mce", LOG_CRIT},	     {"oops", LOG_ERR},	       {"bug", LOG_ERR},
-		{"soft-lockup", LOG_ERR},    {"hung-task", LOG_ERR},   {"warning", LOG_WARNING},
-		{"fatal", LOG_CRIT},	     {"recoverable", LOG_ERR}, {"corrected", LOG_WARNING},
-		{"informational", LOG_INFO}, {"shutdown", LOG_INFO},
-	};
-	const char *kind = json_str(crash, "kind") ?: "";
-	const char *key = streq(kind, "hardware-error") ? json_str(crash, "severity")
-							: json_str(crash, "reason");
-
-	if (streq(kind, "previous-boot-log"))
-		return LOG_INFO;
-	for (size_t i = 0; key && i < ARRAY_SIZE(table); i++)
-		if (streq(key, table[i].value))
-			return table[i].priority;
-	return LOG_ERR;
-}
-
-static const char *message_id(const char *kind)
-{
-	if (streq(kind, "hardware-error"))
-		return PSTORED_MESSAGE_HARDWARE_ERROR_STR;
-	if (streq(kind, "previous-boot-log"))
-		return PSTORED_MESSAGE_PREVIOUS_BOOT_LOG_STR;
-	return PSTORED_MESSAGE_KERNEL_CRASH_STR;
-}
-
-static char *crash_message(json_t *crash)
-{
-	json_t *analysis = json_object_get(crash, "analysis");
-	const char *kind = json_str(crash, "kind") ?: "", *id = json_str(crash, "id");
-	const char *backend = json_str(crash, "backend") ?: "unknown";
-	const char *reason = json_str(crash, "reason") ?: "unknown";
-	const char *what = json_str(analysis, "message");
-	const char *function = json_str(analysis, "function");
-	size_t n = json_array_size(json_object_get(crash, "records"));
-	char *m = NULL;
-	int r;
-
-	if (streq(kind, "hardware-error"))
-		r = asprintf(
-			&m,
-			"Hardware error (%s, %s) of a previous boot%s%s, saved from %s pstore; "
-			"see 'pstorectl show %.8s'",
-			reason, json_str(crash, "severity") ?: "unknown severity", what ? ": " : "",
-			what ?: "", backend, id);
-	else if (streq(kind, "previous-boot-log"))
-		r = asprintf(&m,
-			     "Log of a previous boot (%s) saved from %s pstore; see "
-			     "'pstorectl show %.8s'",
-			     reason, backend, id);
-	else
-		r = asprintf(&m,
-			     "Kernel %s in a previous boot%s%s%s%s, saved from %s pstore (%zu "
-			     "record%s); see 'pstorectl show %.8s'",
-			     reason, what ? ": " : "", what ?: "", function ? " in " : "",
-			     function ?: "", backend, n, n == 1 ? "" : "s", id);
-	return r < 0 ? NULL : m;
-}
-
-static void field_add(JournalCrashFields *f, const char *name, const char *value)
-{
-	char *s;
-
-	if (!value || f->error < 0)
-		return;
-	if (f->n >= JOURNAL_CRASH_FIELDS_MAX || asprintf(&s, "%s=%s", name, value) < 0) {
-		f->error = -ENOMEM;
-		return;
-	}
-	f->iov[f->n++] = (struct iovec){.iov_base = s, .iov_len = strlen(s)};
-}
-
-void journal_crash_fields_done(JournalCrashFields *f)
-{
-	for (size_t i = 0; i < f->n; i++)
-		free(f->iov[i].iov_base);
-	f->n = 0;
-}
-
-/* "a b c" from an array of record objects (key "name") or of numbers. */
-static char *join_array(json_t *array, const char *key)
-{
-	char *s = NULL;
-	size_t size = 0, i;
-	FILE *f = open_memstream(&s, &size);
-	json_t *v;
-
-	if (!f)
-		return NULL;
-	json_array_foreach(array, i, v) {
-		if (i > 0)
-			fputc(' ', f);
-		if (key)
-			fputs(json_str(v, key) ?: "", f);
-		else
-			fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-	}
-	if (fclose(f) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
-{
-	_cleanup_free_ char *message = NULL, *records = NULL, *missing = NULL;
-	json_t *analysis = json_object_get(crash, "analysis");
-	const char *kind = json_str(crash, "kind") ?: "kernel-crash";
-	char priority[4], time[24];
-	JournalCrashFields f = {};
-
-	message = crash_message(crash);
-	records = join_array(json_object_get(crash, "records"), "name");
-	missing = json_array_size(json_object_get(crash, "parts_missing")) > 0
-			  ? join_array(json_object_get(crash, "parts_missing"), NULL)
-			  : NULL;
-	if (!message || !records)
-		return -ENOMEM;
-
-	snprintf(priority, sizeof(priority), "%d", crash_priority(crash));
-	snprintf(time, sizeof(time), "%" JSON_INTEGER_FORMAT,
-		 json_integer_value(json_object_get(crash, "time")));
-
-	field_add(&f, "MESSAGE", message);
-	field_add(&f, "MESSAGE_ID", message_id(kind));
-	field_add(&f, "PRIORITY", priority);
-	field_add(&f, "SYSLOG_IDENTIFIER", "pstored");
-	field_add(&f, "PSTORE_CRASH_ID", json_str(crash, "id"));
-	field_add(&f, "PSTORE_KIND", kind);
-	field_add(&f, "PSTORE_REASON", json_str(crash, "reason"));
-	field_add(&f, "PSTORE_DUMP_REASON", json_str(crash, "pstore_reason"));
-	field_add(&f, "PSTORE_BACKEND", json_str(crash, "backend"));
-	field_add(&f, "PSTORE_RECORDS", records);
-	field_add(&f, "PSTORE_PARTS_MISSING", missing);
-	field_add(&f, "PSTORE_SEVERITY", json_str(crash, "severity"));
-	field_add(&f, "PSTORE_CRASH_TIMESTAMP", time);
-	field_add(&f, "KERNEL_VERSION", json_str(analysis, "kernel_version"));
-	field_add(&f, "CRASH_SIGNATURE", json_str(analysis, "signature"));
-	field_add(&f, "CRASH_FUNCTION", json_str(analysis, "function"));
-	field_add(&f, "CRASH_MODULE", json_str(analysis, "module"));
-	if (f.error < 0) {
-		journal_crash_fields_done(&f);
-		return f.error;
-	}
-	*ret = f;
-	return 0;
 }
 
 int journal_send_crash_fields(const JournalCrashFields *f, const char *log_field, size_t len)

@@ -1,41 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/*
- * The journal entry of an archived crash: one entry per crash, with the
- * MESSAGE_ID of its kind (lib/store/message-ids.h) and the fields listed
- * there; the whole log in PSTORE_DMESG.
- */
+/* Sending the journal entry of an archived crash (journal-fields.h) and finding it again. */
 
 #include <jansson.h>
 #include <stddef.h>
-#include <sys/uio.h>
 #include <systemd/sd-journal.h>
+
+#include "journal-fields.h"
 
 /* > 0 if an entry with PSTORE_CRASH_ID=id is in the local journal. *j is opened on first use. */
 int journal_crash_is_logged(sd_journal **j, const char *id);
-
-#define JOURNAL_CRASH_FIELDS_MAX 24
-
-/* The entry's fields but the log, "NAME=value" each. */
-typedef struct JournalCrashFields {
-	struct iovec iov[JOURNAL_CRASH_FIELDS_MAX];
-	size_t n;
-	int error;
-} JournalCrashFields;
-
-/* The journal field that holds a crash's whole log (which may hold newlines). */
-#define JOURNAL_LOG_FIELD_NAME "PSTORE_DMESG"
-#define JOURNAL_LOG_FIELD JOURNAL_LOG_FIELD_NAME "="
-
-/*
- * The fields of the entry for crash (a crash.json document), all but its
- * log, "NAME=value" each: what journal_send_crash() sends, and what the
- * journal-remote upload target sends too. Free them with
- * journal_crash_fields_done().
- */
-int journal_crash_fields(json_t *crash, JournalCrashFields *ret);
-void journal_crash_fields_done(JournalCrashFields *f);
 
 /*
  * Sends the entry: f, and log_field, len bytes of JOURNAL_LOG_FIELD followed

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "journal-fields.h"
 #include "macro.h"
-#include "archive-journal.h"
 #include "upload-journal.h"
 
 bool journal_field_name_is_valid(const char *name)

@@ -8,8 +8,8 @@
  *
  *	return log_error_errno(r, "Failed to open %s: %m", path);
  *
- * Messages go to stderr prefixed with the program name; the daemon may
- * redirect them to the journal with log_open_journal().
+ * Messages go to stderr prefixed with the program name (which systemd
+ * hands to the journal for the services).
  */
 
 #include <stdbool.h>
@@ -19,8 +19,6 @@
 
 void log_set_max_level(int level);
 int log_get_max_level(void);
-/* Send messages to the journal (with PRIORITY=) instead of stderr. */
-void log_open_journal(void);
 
 /*
  * Logs at the given syslog level and returns -abs(error) (or 0 if error is 0).
@@ -28,11 +26,9 @@ void log_open_journal(void);
  * *ret_message, for a program that reports it elsewhere too (pstored's
  * last-archive.json), even when the level is not logged.
  */
-int log_internal(int level, int error, char **ret_message, const char *file, int line,
-		 const char *func, const char *format, ...) _printf_(7, 8);
+int log_internal(int level, int error, char **ret_message, const char *format, ...) _printf_(4, 5);
 
-#define log_full_errno(level, error, ...)                                                          \
-	log_internal((level), (error), NULL, __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define log_full_errno(level, error, ...) log_internal((level), (error), NULL, __VA_ARGS__)
 #define log_full(level, ...) ((void)log_full_errno((level), 0, __VA_ARGS__))
 
 #define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)
@@ -52,4 +48,4 @@ int log_internal(int level, int error, char **ret_message, const char *file, int
 
 /* log_error_errno() that keeps the message in *ret_message (freed first). */
 #define log_error_errno_save(error, ret_message, ...)                                              \
-	log_internal(LOG_ERR, (error), (ret_message), __FILE__, __LINE__, __func__, __VA_ARGS__)
+	log_internal(LOG_ERR, (error), (ret_message), __VA_ARGS__)

@@ -27,6 +27,9 @@
 
 #define BUILD_BUG_ON(cond) _Static_assert(!(cond), #cond)
 
+/* Ours rather than those of <sys/param.h> (which <resolv.h> includes), if it came first. */
+#undef MIN
+#undef MAX
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -2,7 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
+#include <resolv.h>
 #include <string.h>
 
 #include "export.h"
@@ -43,13 +43,14 @@ static int add_record_data(Store *s, const char *id, json_t *record)
 	if (r < 0)
 		return r;
 
-	/* EVP_EncodeBlock() writes 4 bytes per 3 started, and a NUL; no line breaks. */
+	/* b64_ntop() writes 4 bytes per 3 started, and a NUL; no line breaks. */
+	if (len > SIZE_MAX / 4 - 1)
+		return -EFBIG;
 	b64 = malloc(4 * ((len + 2) / 3) + 1);
 	if (!b64)
 		return -ENOMEM;
-	if (len > INT32_MAX)
+	if (b64_ntop((const unsigned char *)data, len, b64, 4 * ((len + 2) / 3) + 1) < 0)
 		return -EFBIG;
-	(void)EVP_EncodeBlock((unsigned char *)b64, (const unsigned char *)data, (int)len);
 	return json_object_set_new(record, "data", json_string(b64)) < 0 ? -ENOMEM : 0;
 }
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <arpa/inet.h>
-#include <openssl/evp.h>
 #include <ctype.h>
 #include <errno.h>
 #include <regex.h>
+#include <resolv.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,7 +338,7 @@ static bool record_is_text(json_t *record)
 	return false;
 }
 
-/* Base64 (as EVP_EncodeBlock() writes it: no line breaks) of a text record, redacted. */
+/* Base64 (as b64_ntop() writes it: no line breaks) of a text record, redacted. */
 static int redact_record_data(const Redactor *r, json_t *record)
 {
 	json_t *data = json_object_get(record, "data");
@@ -349,26 +349,24 @@ static int redact_record_data(const Redactor *r, json_t *record)
 
 	if (!json_is_string(data) || len % 4 != 0 || len > INT32_MAX)
 		return -EBADMSG;
+	/* b64_pton() may write one byte past the data it decodes. */
 	raw = malloc(len / 4 * 3 + 1);
 	if (!raw)
 		return -ENOMEM;
-	n = EVP_DecodeBlock(raw, (const unsigned char *)json_string_value(data), (int)len);
+	n = b64_pton(json_string_value(data), raw, len / 4 * 3 + 1);
 	if (n < 0)
 		return -EBADMSG;
-	/* EVP_DecodeBlock() counts the padding as data: take it off again. */
-	for (size_t pad = 0; pad < 2 && len > pad && json_string_value(data)[len - 1 - pad] == '=';
-	     pad++)
-		n--;
 
 	k = redact_text(r, (const char *)raw, (size_t)n, &text, &text_len);
 	if (k < 0)
 		return k;
-	if (text_len > INT32_MAX / 4 * 3)
+	if (text_len > SIZE_MAX / 4 - 1)
 		return -EFBIG;
 	b64 = malloc(4 * ((text_len + 2) / 3) + 1);
 	if (!b64)
 		return -ENOMEM;
-	(void)EVP_EncodeBlock((unsigned char *)b64, (const unsigned char *)text, (int)text_len);
+	if (b64_ntop((const unsigned char *)text, text_len, b64, 4 * ((text_len + 2) / 3) + 1) < 0)
+		return -EFBIG;
 	return json_object_set_new(record, "data", json_string(b64)) < 0 ? -ENOMEM : 0;
 }
 
