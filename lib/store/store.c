@@ -711,7 +711,12 @@ static int index_write(Store *s, json_t *map)
 		memcpy(buf + len, text, l);
 		len += l;
 	}
-	r = write_file_atomic_at(s->dir_fd, INDEX_FILE, STORE_FILE_MODE, buf ?: "", len);
+	/*
+	 * A cache need not survive a power cut: an index that is then empty, older
+	 * or torn has no stamp that the directory matches, or a line that does not
+	 * parse, and listing reads the crash directories.
+	 */
+	r = write_file_atomic_at_nosync(s->dir_fd, INDEX_FILE, STORE_FILE_MODE, buf ?: "", len);
 	if (r < 0)
 		return r;
 	/* Every caller checked map against the directories, under the lock. */
@@ -1517,7 +1522,7 @@ int store_write_file(Store *s, const char *name, const void *buf, size_t len)
 	if (lock_fd < 0)
 		return lock_fd;
 	fresh = index_is_fresh(s);
-	r = write_file_atomic_at(s->dir_fd, name, STORE_FILE_MODE, buf, len);
+	r = write_file_atomic_at_nosync(s->dir_fd, name, STORE_FILE_MODE, buf, len);
 	if (r < 0)
 		return r;
 	if (fresh)
