@@ -6,7 +6,9 @@
  * libsystemd.
  */
 
+#include <assert.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "archive-journal.h"
 
@@ -32,15 +34,28 @@ int journal_crash_is_logged(sd_journal **j, const char *id)
 	return r < 0 ? r : r > 0;
 }
 
-int journal_send_crash(json_t *crash, const char *log, size_t log_len)
+int journal_send_crash_fields(const JournalCrashFields *f, const char *log_field, size_t len)
+{
+	struct iovec iov[JOURNAL_CRASH_FIELDS_MAX + 1];
+
+	assert(f->n <= JOURNAL_CRASH_FIELDS_MAX);
+	assert(len >= strlen(JOURNAL_LOG_FIELD) &&
+	       memcmp(log_field, JOURNAL_LOG_FIELD, strlen(JOURNAL_LOG_FIELD)) == 0);
+
+	memcpy(iov, f->iov, f->n * sizeof(*iov));
+	iov[f->n] = (struct iovec){.iov_base = (char *)log_field, .iov_len = len};
+	return sd_journal_sendv(iov, (int)f->n + 1);
+}
+
+int journal_send_crash(json_t *crash, const char *log_field, size_t len)
 {
 	JournalCrashFields f;
 	int r;
 
-	r = journal_crash_fields(crash, log, log_len, &f);
+	r = journal_crash_fields(crash, &f);
 	if (r < 0)
 		return r;
-	r = sd_journal_sendv(f.iov, (int)f.n);
+	r = journal_send_crash_fields(&f, log_field, len);
 	journal_crash_fields_done(&f);
 	return r;
 }

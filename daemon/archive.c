@@ -40,18 +40,82 @@
 #include "time-util.h"
 
 /*
+ * A crash's log in memory, for its analysis and its journal entry: assembled
+ * (or read back from the store) right after the name of its journal field,
+ * so that the entry sends it without a copy. Read, not mapped: unmapping a
+ * file costs a TLB shootdown on every CPU the process ran on. One buffer
+ * serves every crash of the run: a fresh one per crash would fault its pages
+ * in, and give them back with the same shootdown, each time.
+ */
+typedef struct LogBuffer {
+	char *field;	       /* JOURNAL_LOG_FIELD, then the log; NULL until something is in it */
+	size_t len, allocated; /* of field */
+} LogBuffer;
+
+#define LOG_FIELD_PREFIX_LEN (sizeof(JOURNAL_LOG_FIELD) - 1)
+
+static const char *log_text(const LogBuffer *b)
+{
+	return b->field ? b->field + LOG_FIELD_PREFIX_LEN : "";
+}
+
+static size_t log_text_len(const LogBuffer *b)
+{
+	return b->field ? b->len - LOG_FIELD_PREFIX_LEN : 0;
+}
+
+/* The journal field of the log: JOURNAL_LOG_FIELD alone for an empty one. */
+static const char *log_field(const LogBuffer *b, size_t *ret_len)
+{
+	*ret_len = b->field ? b->len : LOG_FIELD_PREFIX_LEN;
+	return b->field ?: JOURNAL_LOG_FIELD;
+}
+
+static void log_reset(LogBuffer *b)
+{
+	if (b->field)
+		b->len = LOG_FIELD_PREFIX_LEN;
+}
+
+/* Makes room for more bytes of log after what is in b. */
+static int log_reserve(LogBuffer *b, size_t more)
+{
+	size_t len = b->field ? b->len : LOG_FIELD_PREFIX_LEN, want;
+	char *p;
+
+	if (b->field && more <= b->allocated - len)
+		return 0;
+	if (more > SSIZE_MAX - len)
+		return -EFBIG;
+	want = MAX(MIN(b->allocated * 2, (size_t)SSIZE_MAX), len + more);
+	p = realloc(b->field, want);
+	if (!p)
+		return -ENOMEM;
+	if (!b->field)
+		memcpy(p, JOURNAL_LOG_FIELD, LOG_FIELD_PREFIX_LEN);
+	b->field = p;
+	b->len = len;
+	b->allocated = want;
+	return 0;
+}
+
+/*
  * A crash written to the store's staging area in this run, waiting for the
  * commit of its batch before it is journaled and erased.
  */
 typedef struct Staged {
 	const PstoreCrash *crash;
 	StoreTxn *txn;
-	json_t *doc;
+	JournalCrashFields fields; /* of its journal entry but the log, which is in the store */
 	char id[STORE_CRASH_ID_LEN + 1];
 } Staged;
 
-/* Crashes committed together; bounds the memory that a batch holds. */
-#define STAGED_MAX 64
+/*
+ * Crashes committed together. Each commit waits for the disk twice (see
+ * store_txns_commit()), which costs more than anything else a crash needs;
+ * a staged crash holds a few KiB (its journal fields and index summary).
+ */
+#define STAGED_MAX 128
 
 typedef struct Archive {
 	PstoredConfig *config;
@@ -71,6 +135,7 @@ typedef struct Archive {
 	char *error;	 /* the message of the failure that ended the run */
 	Staged staged[STAGED_MAX];
 	size_t n_staged;
+	LogBuffer log; /* of the crash at hand */
 } Archive;
 
 static void archive_done(Archive *a)
@@ -82,30 +147,13 @@ static void archive_done(Archive *a)
 		close(a->pstore_fd);
 	pstored_config_free(a->config);
 	free(a->error);
-}
-
-/*
- * A crash's log in memory, for its analysis and its journal entry: data is ""
- * when the log is empty. Read, not mapped: unmapping a file costs a TLB
- * shootdown on every CPU the process ran on, each crash twice.
- */
-typedef struct Log {
-	char *data;
-	size_t len;
-} Log;
-
-static void log_done(Log *l)
-{
-	if (l->len > 0)
-		free(l->data);
-	*l = (Log){};
+	free(a->log.field);
 }
 
 /* Where a crash's log is assembled: in memory, and in its dmesg.txt if it is stored. */
 typedef struct LogSink {
 	StoreTxn *txn;
-	char *data;
-	size_t len, allocated;
+	LogBuffer *log;
 } LogSink;
 
 static int log_sink_write(LogSink *l, const char *buf, size_t len)
@@ -119,31 +167,12 @@ static int log_sink_write(LogSink *l, const char *buf, size_t len)
 		if (r < 0)
 			return r;
 	}
-	if (len > l->allocated - l->len) {
-		size_t want;
-		char *p;
-
-		if (len > SSIZE_MAX - l->len)
-			return -EFBIG;
-		want = MAX(MIN(l->allocated * 2, (size_t)SSIZE_MAX), l->len + len);
-		p = realloc(l->data, want);
-		if (!p)
-			return -ENOMEM;
-		l->data = p;
-		l->allocated = want;
-	}
-	memcpy(l->data + l->len, buf, len);
-	l->len += len;
+	r = log_reserve(l->log, len);
+	if (r < 0)
+		return r;
+	memcpy(l->log->field + l->log->len, buf, len);
+	l->log->len += len;
 	return 0;
-}
-
-/* Hands the assembled log over (data is only allocated once something was written). */
-static Log log_sink_take(LogSink *l)
-{
-	Log log = l->len > 0 ? (Log){.data = l->data, .len = l->len} : (Log){.data = (char *)""};
-
-	*l = (LogSink){.txn = l->txn};
-	return log;
 }
 
 static const char *dump_reason_to_reason(const char *dump_reason)
@@ -508,65 +537,68 @@ static int add_records(Archive *a, const PstoreCrash *c, StoreTxn *txn, LogSink 
 	return 0;
 }
 
-/* Puts the crash into the store (txn != NULL) or only builds its document and log. */
+/* Puts the crash into the store (txn != NULL) or only builds its document, and its log in a->log. */
 static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTxn *txn,
-		       json_t **ret_crash, Log *ret_log)
+		       json_t **ret_crash)
 {
 	json_auto_t *crash = NULL;
-	LogSink sink = {.txn = txn};
-	Log log;
+	LogSink sink = {.txn = txn, .log = &a->log};
 	int r;
 
+	log_reset(&a->log);
 	r = crash_json_new(a, c, id, &crash);
 	if (r < 0)
 		return log_oom();
 	r = add_records(a, c, txn, &sink, crash);
-	if (r < 0) {
-		free(sink.data);
+	if (r < 0)
 		return r;
-	}
-	log = log_sink_take(&sink);
 	if (c->kind == PSTORE_CRASH_KERNEL) {
-		r = crash_add_analysis(crash, log.data, log.len);
-		if (r < 0) {
-			log_done(&log);
+		r = crash_add_analysis(crash, log_text(&a->log), log_text_len(&a->log));
+		if (r < 0)
 			return log_oom();
-		}
 	}
 
 	if (txn) {
 		r = store_txn_prepare(txn, crash);
-		if (r < 0) {
-			log_done(&log);
+		if (r < 0)
 			return log_error_errno(r,
 					       "%s: cannot store crash %s: %m; its records stay in "
 					       "pstore",
 					       store_path(a->store), id);
-		}
 	}
 	*ret_crash = TAKE_PTR(crash);
-	*ret_log = log;
 	return 0;
 }
 
-/* The log of a crash that is in the store. */
-static int read_stored_log(Archive *a, const char *id, Log *ret_log)
+/* Reads the log of a crash that is in the store into a->log. */
+static int read_stored_log(Archive *a, const char *id)
 {
-	_cleanup_free_ char *path = NULL, *data = NULL;
-	size_t len = 0;
+	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	size_t n;
 	int r;
 
+	log_reset(&a->log);
 	r = store_crash_path(a->store, id, "dmesg.txt", &path);
 	if (r < 0)
 		return log_oom();
-	r = read_full_file_at(AT_FDCWD, path, SSIZE_MAX, &data, &len);
-	if (r < 0 && r != -ENOENT)
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return log_error_errno(errno, "%s: cannot read: %m", path);
+	/* One byte more than its size, to see its end in the same read. */
+	r = log_reserve(&a->log, (size_t)st.st_size + 1);
+	if (r >= 0)
+		r = read_full(fd, a->log.field + a->log.len, a->log.allocated - a->log.len, &n);
+	if (r < 0)
 		return log_error_errno(r, "%s: cannot read: %m", path);
-	*ret_log = len > 0 ? (Log){.data = TAKE_PTR(data), .len = len} : (Log){.data = (char *)""};
+	a->log.len += n;
 	return 0;
 }
 
-static int load_stored_crash(Archive *a, const char *id, json_t **ret_crash, Log *ret_log)
+static int load_stored_crash(Archive *a, const char *id, json_t **ret_crash)
 {
 	json_auto_t *crash = NULL;
 	int r;
@@ -574,7 +606,7 @@ static int load_stored_crash(Archive *a, const char *id, json_t **ret_crash, Log
 	r = store_load_crash(a->store, id, &crash);
 	if (r < 0)
 		return log_error_errno(r, "%s: cannot load crash %s: %m", store_path(a->store), id);
-	r = read_stored_log(a, id, ret_log);
+	r = read_stored_log(a, id);
 	if (r < 0)
 		return r;
 	*ret_crash = TAKE_PTR(crash);
@@ -646,8 +678,8 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 	char id[STORE_CRASH_ID_LEN + 1];
 	bool stored = false, logged = false;
 	const PstoreRecord *rec;
-	size_t n_records;
-	Log log = {};
+	size_t n_records, log_len;
+	const char *log;
 	int r;
 
 	for (n_records = 0; (rec = pstore_crash_record(c, n_records)); n_records++) {
@@ -696,7 +728,7 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 					       store_path(a->store), id);
 	}
 	if (!stored && (a->store || (a->journal && !logged))) {
-		r = build_crash(a, c, id, txn, &crash, &log);
+		r = build_crash(a, c, id, txn, &crash);
 		if (r < 0)
 			return r;
 		/* A stored crash is archived once its batch is committed. */
@@ -705,28 +737,33 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 	}
 	if (txn) {
 		/* Journaled and erased once its batch is durable: see archive_commit(). */
-		Staged *st = &a->staged[a->n_staged++];
+		JournalCrashFields fields = {};
+		Staged *st;
 
-		log_done(&log);
-		*st = (Staged){.crash = c, .txn = TAKE_PTR(txn), .doc = TAKE_PTR(crash)};
+		if (a->journal) {
+			r = journal_crash_fields(crash, &fields);
+			if (r < 0)
+				return log_oom();
+		}
+		st = &a->staged[a->n_staged++];
+		*st = (Staged){.crash = c, .txn = TAKE_PTR(txn), .fields = fields};
 		memcpy(st->id, id, sizeof(st->id));
 		return 0;
 	} else if (stored && a->journal && !logged) {
-		r = load_stored_crash(a, id, &crash, &log);
+		r = load_stored_crash(a, id, &crash);
 		if (r < 0)
 			return r;
 	}
 	if (a->journal && !logged) {
 		test_step_delay("the journal entry", id);
-		r = journal_send_crash(crash, log.data, log.len);
-		log_done(&log);
+		log = log_field(&a->log, &log_len);
+		r = journal_send_crash(crash, log, log_len);
 		if (r < 0)
 			return log_error_errno(r,
 					       "Cannot send crash %s to the journal: %m; its "
 					       "records stay in pstore",
 					       id);
-	} else
-		log_done(&log);
+	}
 	if ((!a->store || stored) && (!a->journal || logged) && (a->store || a->journal))
 		a->already++;
 	else
@@ -741,17 +778,18 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 /* The journal entry and the erasing of a crash that is durable in the store. */
 static int archive_staged_done(Archive *a, Staged *st)
 {
-	Log log = {};
+	const char *log;
+	size_t log_len;
 	int r;
 
 	log_archived(st->crash, st->id);
 	if (a->journal) {
-		r = read_stored_log(a, st->id, &log);
+		r = read_stored_log(a, st->id);
 		if (r < 0)
 			return r;
 		test_step_delay("the journal entry", st->id);
-		r = journal_send_crash(st->doc, log.data, log.len);
-		log_done(&log);
+		log = log_field(&a->log, &log_len);
+		r = journal_send_crash_fields(&st->fields, log, log_len);
 		if (r < 0)
 			return log_error_errno(r,
 					       "Cannot send crash %s to the journal: %m; its "
@@ -801,7 +839,7 @@ static void archive_commit(Archive *a)
 		if (r >= 0 && (k = archive_staged_done(a, st)) < 0)
 			archive_failed(a, k, 1);
 		store_txn_free(st->txn);
-		json_decref(st->doc);
+		journal_crash_fields_done(&st->fields);
 	}
 	a->n_staged = 0;
 }

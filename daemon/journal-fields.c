@@ -129,9 +129,9 @@ static char *join_array(json_t *array, const char *key)
 	return s;
 }
 
-int journal_crash_fields(json_t *crash, const char *log, size_t log_len, JournalCrashFields *ret)
+int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 {
-	_cleanup_free_ char *message = NULL, *records = NULL, *missing = NULL, *dmesg = NULL;
+	_cleanup_free_ char *message = NULL, *records = NULL, *missing = NULL;
 	json_t *analysis = json_object_get(crash, "analysis");
 	const char *kind = json_str(crash, "kind") ?: "kernel-crash";
 	char priority[4], time[24];
@@ -142,13 +142,8 @@ int journal_crash_fields(json_t *crash, const char *log, size_t log_len, Journal
 	missing = json_array_size(json_object_get(crash, "parts_missing")) > 0
 			  ? join_array(json_object_get(crash, "parts_missing"), NULL)
 			  : NULL;
-	/* One field holds the whole log; the journal stores it as binary-safe data. */
-	dmesg = malloc(strlen("PSTORE_DMESG=") + log_len);
-	if (!message || !records || !dmesg)
+	if (!message || !records)
 		return -ENOMEM;
-	memcpy(dmesg, "PSTORE_DMESG=", strlen("PSTORE_DMESG="));
-	if (log_len > 0)
-		memcpy(dmesg + strlen("PSTORE_DMESG="), log, log_len);
 
 	snprintf(priority, sizeof(priority), "%d", crash_priority(crash));
 	snprintf(time, sizeof(time), "%" JSON_INTEGER_FORMAT,
@@ -171,12 +166,10 @@ int journal_crash_fields(json_t *crash, const char *log, size_t log_len, Journal
 	field_add(&f, "CRASH_SIGNATURE", json_str(analysis, "signature"));
 	field_add(&f, "CRASH_FUNCTION", json_str(analysis, "function"));
 	field_add(&f, "CRASH_MODULE", json_str(analysis, "module"));
-	if (f.error < 0 || f.n >= JOURNAL_CRASH_FIELDS_MAX) {
+	if (f.error < 0) {
 		journal_crash_fields_done(&f);
-		return -ENOMEM;
+		return f.error;
 	}
-	f.iov[f.n++] = (struct iovec){.iov_base = TAKE_PTR(dmesg),
-				      .iov_len = strlen("PSTORE_DMESG=") + log_len};
 	*ret = f;
 	return 0;
 }

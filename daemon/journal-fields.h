@@ -13,18 +13,22 @@
 
 #define JOURNAL_CRASH_FIELDS_MAX 24
 
-/* The entry's fields, "NAME=value" each (PSTORE_DMESG may hold newlines). */
+/* The entry's fields but the log, "NAME=value" each. */
 typedef struct JournalCrashFields {
 	struct iovec iov[JOURNAL_CRASH_FIELDS_MAX];
 	size_t n;
 	int error;
 } JournalCrashFields;
 
+/* The journal field that holds a crash's whole log (which may hold newlines). */
+#define JOURNAL_LOG_FIELD_NAME "PSTORE_DMESG"
+#define JOURNAL_LOG_FIELD JOURNAL_LOG_FIELD_NAME "="
+
 /*
- * The fields of the entry for crash (a crash.json document) and its log
- * text: what journal_send_crash() (archive-journal.h) sends, and what the
+ * The fields of the entry for crash (a crash.json document), all but its
+ * log: what journal_send_crash() (archive-journal.h) sends, and what the
  * journal-remote upload target sends too. Free them with
  * journal_crash_fields_done().
  */
-int journal_crash_fields(json_t *crash, const char *log, size_t log_len, JournalCrashFields *ret);
+int journal_crash_fields(json_t *crash, JournalCrashFields *ret);
 void journal_crash_fields_done(JournalCrashFields *f);

@@ -74,7 +74,7 @@ int journal_export_crash(FILE *f, const JournalCrashEntry *e)
 	if (r < 0)
 		return r;
 
-	r = journal_crash_fields(e->crash, e->dmesg, e->dmesg_len, &fields);
+	r = journal_crash_fields(e->crash, &fields);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; r == 0 && i < fields.n; i++) {
@@ -95,6 +95,8 @@ int journal_export_crash(FILE *f, const JournalCrashEntry *e)
 					       fields.iov[i].iov_len - (size_t)(eq + 1 - field));
 	}
 	journal_crash_fields_done(&fields);
+	if (r == 0)
+		r = journal_export_write_field(f, JOURNAL_LOG_FIELD_NAME, e->dmesg, e->dmesg_len);
 	if (r == 0)
 		r = journal_export_end_entry(f);
 	return r;

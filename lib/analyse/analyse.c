@@ -162,7 +162,34 @@ static void line_strip_prefixes(Line *l)
 	line_trim(l);
 }
 
-static Event classify(const Line *l)
+/*
+ * The texts that classify() looks for anywhere in a line, not at its start:
+ * most logs hold none of them, which one search of the whole log tells, and
+ * then the pass over every line need not search each line for each.
+ */
+typedef struct LogHas {
+	bool soft_lockup, hard_lockup, mce;
+} LogHas;
+
+#define SOFT_LOCKUP_TEXT "BUG: soft lockup"
+#define HARD_LOCKUP_TEXT "detected hard LOCKUP on cpu"
+#define MCE_TEXT "[Hardware Error]: CPU "
+#define MCE_TEXT2 ": Machine Check"
+
+static const LogHas log_has_all = {true, true, true};
+
+static LogHas log_has(const char *log, size_t len)
+{
+	return (LogHas){
+		.soft_lockup = memmem(log, len, SOFT_LOCKUP_TEXT, strlen(SOFT_LOCKUP_TEXT)) != NULL,
+		.hard_lockup = memmem(log, len, HARD_LOCKUP_TEXT, strlen(HARD_LOCKUP_TEXT)) != NULL,
+		.mce = memmem(log, len, MCE_TEXT, strlen(MCE_TEXT)) != NULL &&
+		       memmem(log, len, MCE_TEXT2, strlen(MCE_TEXT2)) != NULL,
+	};
+}
+
+/* What line l reports; has says which texts the log holds at all. */
+static Event classify_in(const Line *l, const LogHas *has)
 {
 	static const char *const oops_prefixes[] = {
 		"BUG: unable to handle",
@@ -184,9 +211,9 @@ static Event classify(const Line *l)
 		return EVENT_NONE;
 	if (has_prefix(l, "Kernel panic - not syncing"))
 		return EVENT_PANIC;
-	if (line_find(l, "BUG: soft lockup"))
+	if (has->soft_lockup && line_find(l, SOFT_LOCKUP_TEXT))
 		return EVENT_SOFT_LOCKUP;
-	if (line_find(l, "detected hard LOCKUP on cpu"))
+	if (has->hard_lockup && line_find(l, HARD_LOCKUP_TEXT))
 		return EVENT_HARD_LOCKUP;
 	if (has_prefix(l, "INFO: task ") && line_find(l, " blocked for more than "))
 		return EVENT_HUNG_TASK;
@@ -199,7 +226,7 @@ static Event classify(const Line *l)
 			return EVENT_OOPS;
 	if (has_prefix(l, "BUG: "))
 		return EVENT_BUG;
-	if (line_find(l, "[Hardware Error]: CPU ") && line_find(l, ": Machine Check"))
+	if (has->mce && line_find(l, MCE_TEXT) && line_find(l, MCE_TEXT2))
 		return EVENT_MCE;
 	if (has_prefix(l, "sysrq: Resetting") || has_prefix(l, "SysRq : Resetting"))
 		return EVENT_EMERGENCY;
@@ -208,6 +235,11 @@ static Event classify(const Line *l)
 	    line_is(l, "Power down.") || line_is(l, "System halted."))
 		return EVENT_SHUTDOWN;
 	return EVENT_NONE;
+}
+
+static Event classify(const Line *l)
+{
+	return classify_in(l, &log_has_all);
 }
 
 /* What the message of a panic says caused it (EVENT_OOPS stands for an oops or a BUG). */
@@ -833,7 +865,7 @@ static size_t choose_report(const size_t first[_EVENT_MAX], size_t none, Event *
 	return none;
 }
 
-static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n)
+static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const LogHas *has)
 {
 	size_t first[_EVENT_MAX], start, end;
 	const Line *task_anywhere = NULL, *hardware_anywhere = NULL, *version_line = NULL;
@@ -846,7 +878,7 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n)
 	for (size_t k = 0; k < _EVENT_MAX; k++)
 		first[k] = n;
 	for (size_t i = 0; i < n; i++) {
-		Event e = classify(&lines[i]);
+		Event e = classify_in(&lines[i], has);
 
 		if (first[e] == n)
 			first[e] = i;
@@ -985,6 +1017,7 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 {
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
 	_cleanup_free_ Line *lines = NULL;
+	LogHas has;
 	size_t n;
 	int r;
 
@@ -999,7 +1032,8 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	r = split_lines(log, len, &lines, &n);
 	if (r < 0)
 		return r;
-	r = analyse_lines(a, lines, n);
+	has = log_has(log, len);
+	r = analyse_lines(a, lines, n, &has);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(a);

@@ -190,7 +190,8 @@ int write_file_at_nosync(int dir_fd, const char *name, int flags, mode_t mode, c
 	return write_file(dir_fd, name, flags, mode, buf, len, false);
 }
 
-int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len)
+static int write_file_atomic(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len,
+			     bool sync)
 {
 	char tmp[NAME_MAX + 1];
 	int r;
@@ -198,19 +199,30 @@ int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= sizeof(tmp))
 		return -ENAMETOOLONG;
 
-	r = write_file_at(dir_fd, tmp, O_TRUNC, mode, buf, len);
+	r = write_file(dir_fd, tmp, O_TRUNC, mode, buf, len, sync);
 	if (r < 0)
 		goto fail;
 	if (renameat(dir_fd, tmp, dir_fd, name) < 0) {
 		r = -errno;
 		goto fail;
 	}
-	if (fsync(dir_fd) < 0)
+	if (sync && fsync(dir_fd) < 0)
 		return -errno;
 	return 0;
 fail:
 	(void)unlinkat(dir_fd, tmp, 0);
 	return r;
+}
+
+int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len)
+{
+	return write_file_atomic(dir_fd, name, mode, buf, len, true);
+}
+
+int write_file_atomic_at_nosync(int dir_fd, const char *name, mode_t mode, const void *buf,
+				size_t len)
+{
+	return write_file_atomic(dir_fd, name, mode, buf, len, false);
 }
 
 int opendir_at(int dir_fd, const char *name, int flags, DIR **ret)

@@ -61,6 +61,13 @@ int write_file_at_nosync(int dir_fd, const char *name, int flags, mode_t mode, c
  * mode, fsyncs it, renames it over name and fsyncs the directory.
  */
 int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len);
+/*
+ * The same without the fsyncs, for a file that may be lost in a power cut
+ * (a cache, a report): readers see the old content or the new, and after a
+ * power cut possibly an empty or partly written file, which they must detect.
+ */
+int write_file_atomic_at_nosync(int dir_fd, const char *name, mode_t mode, const void *buf,
+				size_t len);
 
 /* Opens the directory dir_fd/name for readdir(); flags adds to O_DIRECTORY | O_CLOEXEC. */
 int opendir_at(int dir_fd, const char *name, int flags, DIR **ret);

@@ -121,8 +121,10 @@ int store_delete_crash(Store *s, const char *id);
 
 /*
  * Replaces a file of the store directory itself, not of a crash (name is
- * neither a crash id nor the index), atomically. Its rename changes the
- * directory: under the write lock, the index keeps its stamp if it had one.
+ * neither a crash id nor the index), atomically but without waiting for the
+ * disk: a power cut may leave it empty or torn, which its readers must take
+ * for "unknown". Its rename changes the directory: under the write lock, the
+ * index keeps its stamp if it had one.
  */
 int store_write_file(Store *s, const char *name, const void *buf, size_t len);
 /* True if the crash exists, whole, in the store. */
