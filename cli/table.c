@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "memory-util.h"
 #include "table.h"
 
 /*
@@ -16,9 +17,16 @@
  * into one: a listing of 10,000 crashes is 70,000 cells, and one allocation
  * each would cost more than printing them. Chunks are never moved, so that
  * text is written (and its pages touched) once. A cell's length and width
- * are counted once, as it is copied in.
+ * are counted once, as it is copied in. The chunks and the cells, a megabyte
+ * each for those 10,000 crashes, are mapped whole (mmap_populated()), not
+ * one page fault at a time.
  */
 #define TABLE_CHUNK_SIZE (256 * 1024)
+
+typedef struct Chunk {
+	char *text;
+	size_t size;
+} Chunk;
 
 typedef struct Cell {
 	const char *text;
@@ -27,9 +35,9 @@ typedef struct Cell {
 
 struct Table {
 	size_t n_columns;
-	Cell *cells; /* n_rows * n_columns, row after row; row 0: headers */
+	Cell *cells; /* n_allocated * n_columns, row after row; row 0: headers */
 	size_t n_rows, n_allocated;
-	char **chunks;
+	Chunk *chunks;
 	size_t n_chunks;
 	char *free_text; /* the unused end of the last chunk */
 	size_t free_size;
@@ -74,9 +82,15 @@ int table_reserve(Table *t, size_t rows)
 	rows++; /* the headers */
 	if (rows <= t->n_allocated)
 		return 0;
-	c = reallocarray(t->cells, rows * t->n_columns, sizeof(Cell));
+	if (rows > SIZE_MAX / sizeof(Cell) / t->n_columns)
+		return -ENOMEM;
+	c = mmap_populated(rows * t->n_columns * sizeof(Cell));
 	if (!c)
 		return -ENOMEM;
+	if (t->cells) {
+		memcpy(c, t->cells, t->n_rows * t->n_columns * sizeof(Cell));
+		munmap(t->cells, t->n_allocated * t->n_columns * sizeof(Cell));
+	}
 	t->cells = c;
 	t->n_allocated = rows;
 	return 0;
@@ -103,16 +117,20 @@ static int table_append(Table *t, const char *const *cells)
 		need += len + 1;
 	}
 	if (need > t->free_size) {
-		size_t size = MAX(need, (size_t)TABLE_CHUNK_SIZE);
-		char **c = reallocarray(t->chunks, t->n_chunks + 1, sizeof(char *));
+		/* 16 KiB, twice that for each chunk after, up to TABLE_CHUNK_SIZE: a small table
+		 * maps little. */
+		size_t size = MAX(need, MIN((size_t)16384 << MIN(t->n_chunks, (size_t)4),
+					    (size_t)TABLE_CHUNK_SIZE));
+		Chunk *c = reallocarray(t->chunks, t->n_chunks + 1, sizeof(Chunk));
 
 		if (!c)
 			return -ENOMEM;
 		t->chunks = c;
-		c[t->n_chunks] = malloc(size);
-		if (!c[t->n_chunks])
+		c[t->n_chunks].text = mmap_populated(size);
+		if (!c[t->n_chunks].text)
 			return -ENOMEM;
-		t->free_text = c[t->n_chunks++];
+		c[t->n_chunks].size = size;
+		t->free_text = c[t->n_chunks++].text;
 		t->free_size = size;
 	}
 
@@ -154,9 +172,10 @@ Table *table_free(Table *t)
 {
 	if (!t)
 		return NULL;
-	free(t->cells);
+	if (t->cells)
+		munmap(t->cells, t->n_allocated * t->n_columns * sizeof(Cell));
 	for (size_t i = 0; i < t->n_chunks; i++)
-		free(t->chunks[i]);
+		munmap(t->chunks[i].text, t->chunks[i].size);
 	free(t->chunks);
 	free(t->align_right);
 	free(t);
