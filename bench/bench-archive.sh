@@ -40,11 +40,18 @@ cleanup() {
 	journald_stop
 }
 trap cleanup EXIT
-truncate -s 2G "$DISK/image"
-mke2fs -q -t ext4 "$DISK/image"
-LOOP=$(losetup --direct-io=on --find --show "$DISK/image")
-mkdir "$DISK/mnt"
-mount "$LOOP" "$DISK/mnt"
-echo "stores on a fresh ext4 on $LOOP (direct I/O to $DISK/image)"
+dir_opt=
+for arg; do
+	case "$arg" in --dir=*) dir_opt=$arg ;; esac
+done
+if [ -z "$dir_opt" ]; then
+	truncate -s 2G "$DISK/image"
+	mke2fs -q -t ext4 "$DISK/image"
+	LOOP=$(losetup --direct-io=on --find --show "$DISK/image")
+	mkdir "$DISK/mnt"
+	mount "$LOOP" "$DISK/mnt"
+	echo "stores on a fresh ext4 on $LOOP (direct I/O to $DISK/image)"
+	dir_opt=--dir="$DISK/mnt"
+fi
 "$top_builddir/bench/bench-archive" --journald-pid="$JOURNALD_PID" --pstore-base="$PSTORE_BASE" \
-	--dir="$DISK/mnt" "$@" "$top_builddir/daemon/pstored" "$SYSTEMD_PSTORE"
+	"$dir_opt" "$@" "$top_builddir/daemon/pstored" "$SYSTEMD_PSTORE"
