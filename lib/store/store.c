@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,30 @@ static const char *const summary_analysis_keys[] = {
 	"signature", "function", "module", "kernel_version", "message",
 };
 
+/*
+ * Write-back ahead. A batch's commit waits until its files are on disk
+ * (syncfs(2)), and that wait is most of pstored's wall time that is not
+ * CPU time: the kernel writes the files back on another CPU, but only once
+ * asked. So every WRITEBACK_EVERY prepared transactions a thread of the
+ * store asks, with a syncfs() of its own, while the caller goes on
+ * preparing the next ones, and the commit's syncfs() finds less to write.
+ * One such syncfs() at a time, and exactly one per WRITEBACK_EVERY
+ * transactions, so that the calls are the same from run to run (which
+ * tests/pstore/test-faults.sh relies on). Its error is the commit's.
+ */
+#define WRITEBACK_EVERY 32
+
+typedef struct Writeback {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool running;
+	bool pending; /* a syncfs() asked for and not done */
+	bool stop;
+	int fd;	   /* the store directory: an open file description of its own */
+	int error; /* of the first syncfs() that failed */
+} Writeback;
+
 struct Store {
 	char *path;
 	int dir_fd;
@@ -51,6 +76,8 @@ struct Store {
 	/* The write lock that the open transactions share, so that several can be open at once. */
 	int txn_lock_fd;
 	unsigned n_txns;
+	unsigned n_prepared; /* since the last commit */
+	Writeback writeback;
 };
 
 typedef struct TxnAppend {
@@ -203,10 +230,84 @@ int store_open(const char *dir, StoreOpenFlags flags, Store **ret)
 	return 0;
 }
 
+static void *writeback_thread(void *userdata)
+{
+	Writeback *w = userdata;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		int r;
+
+		while (!w->pending && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->pending)
+			break;
+		pthread_mutex_unlock(&w->lock);
+		r = syncfs(w->fd) < 0 ? -errno : 0;
+		pthread_mutex_lock(&w->lock);
+		if (r < 0 && w->error == 0)
+			w->error = r;
+		w->pending = false;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Asks for a syncfs() of the store's file system, after the one asked before is done. */
+static void writeback_start(Store *s)
+{
+	Writeback *w = &s->writeback;
+
+	if (!w->running) {
+		/* Only ahead of the commit: without it, the commit still syncs everything. */
+		w->fd = openat(s->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (w->fd < 0)
+			return;
+		pthread_mutex_init(&w->lock, NULL);
+		pthread_cond_init(&w->cond, NULL);
+		w->pending = w->stop = false;
+		w->error = 0;
+		if (pthread_create(&w->thread, NULL, writeback_thread, w) != 0) {
+			pthread_cond_destroy(&w->cond);
+			pthread_mutex_destroy(&w->lock);
+			close(w->fd);
+			return;
+		}
+		w->running = true;
+	}
+	pthread_mutex_lock(&w->lock);
+	while (w->pending)
+		pthread_cond_wait(&w->cond, &w->lock);
+	w->pending = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Waits for the syncfs() asked for and ends the thread. Returns the error of any syncfs() it made. */
+static int writeback_finish(Store *s)
+{
+	Writeback *w = &s->writeback;
+
+	if (!w->running)
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	close(w->fd);
+	w->running = false;
+	return w->error;
+}
+
 Store *store_free(Store *s)
 {
 	if (!s)
 		return NULL;
+	(void)writeback_finish(s);
 	if (s->dir_fd >= 0)
 		close(s->dir_fd);
 	if (s->txn_lock_fd >= 0)
@@ -1759,6 +1860,8 @@ int store_txn_prepare(StoreTxn *t, json_t *crash)
 		close(TAKE_FD(t->records_fd));
 	close(TAKE_FD(t->dir_fd));
 	t->prepared = true;
+	if (++t->store->n_prepared % WRITEBACK_EVERY == 0)
+		writeback_start(t->store);
 	return 0;
 }
 
@@ -1771,7 +1874,8 @@ int store_txn_prepare(StoreTxn *t, json_t *crash)
  *      one syncfs(2) of the store's filesystem does for all crashes what an
  *      fsync of each file and each directory would (one journal commit
  *      instead of a dozen per crash), and reports writeback errors of any
- *      file (Linux >= 5.8);
+ *      file (Linux >= 5.8); the write-back thread, if the batch started it,
+ *      ends first, and its error is the commit's;
  *   2. only then each staging directory is renamed to its crash id, so that
  *      no name points to a directory whose files could still be lost;
  *   3. one fsync of the store directory makes the renames durable.
@@ -1784,6 +1888,7 @@ int store_txns_commit(StoreTxn *const *txns, size_t n)
 {
 	bool fresh = false;
 	Store *s;
+	int r;
 
 	if (n == 0)
 		return 0;
@@ -1792,6 +1897,10 @@ int store_txns_commit(StoreTxn *const *txns, size_t n)
 		if (!txns[i]->prepared || !txns[i]->staged || txns[i]->store != s)
 			return -EINVAL;
 
+	s->n_prepared = 0;
+	r = writeback_finish(s);
+	if (r < 0)
+		return r;
 	if (syncfs(s->dir_fd) < 0)
 		return -errno;
 	for (size_t i = 0; i < n; i++) {

@@ -40,7 +40,10 @@
  *	FAULT_INJECT_COUNT=FILE    at exit, writes the number of counted calls
  *
  * A malformed variable aborts the program with a message, so that a test
- * cannot pass by injecting nothing. Not thread-safe: pstored has one thread.
+ * cannot pass by injecting nothing. Calls of several threads are counted
+ * one at a time, in the order they reach the shim: pstored's second thread
+ * (the store's write-back ahead) only calls syncfs(), each time after the
+ * main thread asked it to, so the numbers are the same from run to run.
  */
 
 #define _GNU_SOURCE
@@ -49,6 +52,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -91,8 +95,9 @@ static struct {
 	const char *count_file;
 	unsigned long calls;
 	unsigned long family_calls[_FAMILY_MAX];
-	unsigned in_journal;
 } fi = {.fail_family = -1, .trace_fd = -1};
+static pthread_mutex_t fi_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread unsigned in_journal; /* this thread is in a journal send */
 
 static void die(const char *fmt, ...)
 {
@@ -235,8 +240,9 @@ static int fault_point(Family family, const char *function, int dir_fd, const ch
 	int saved = errno;
 
 	fault_inject_init();
-	if (fi.in_journal > 0)
+	if (in_journal > 0)
 		return 0;
+	pthread_mutex_lock(&fi_lock);
 	n = ++fi.calls;
 	fi.family_calls[family]++;
 	kill_now = fi.kill_at == n;
@@ -262,6 +268,7 @@ static int fault_point(Family family, const char *function, int dir_fd, const ch
 		(void)syscall(SYS_kill, getpid(), SIGKILL);
 		abort(); /* not reached */
 	}
+	pthread_mutex_unlock(&fi_lock);
 	errno = saved;
 	return fail ? fi.fail_errno : 0;
 }
@@ -433,9 +440,9 @@ int sd_journal_sendv(const struct iovec *iov, int n)
 	e = fault_point(FAMILY_JOURNAL, "sd_journal_sendv", AT_FDCWD, NULL, NULL);
 	if (e != 0)
 		return -e;
-	fi.in_journal++;
+	in_journal++;
 	r = real_sd_journal_sendv(iov, n);
-	fi.in_journal--;
+	in_journal--;
 	return r;
 }
 
@@ -448,8 +455,8 @@ int sd_journal_sendv_with_location(const char *file, const char *line, const cha
 	e = fault_point(FAMILY_JOURNAL, "sd_journal_sendv_with_location", AT_FDCWD, NULL, NULL);
 	if (e != 0)
 		return -e;
-	fi.in_journal++;
+	in_journal++;
 	r = real_sd_journal_sendv_with_location(file, line, func, iov, n);
-	fi.in_journal--;
+	in_journal--;
 	return r;
 }

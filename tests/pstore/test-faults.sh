@@ -16,6 +16,8 @@
 # 4. Killed at random times: without the shim, SIGKILL after a random delay
 #    within a clean run's duration, FAULT_RANDOM_KILLS times (50; the kills
 #    of 1. land between calls, these anywhere, in the middle of a write too).
+# 5. On the "many" pstore (40 crashes), the syncfs of the store's write-back
+#    thread fails with EIO.
 #
 # After each faulty run tests/pstore/check-invariants checks that nothing is
 # lost, half-visible or journaled twice; a failing run must exit non-zero
@@ -107,22 +109,27 @@ rerun() { # rerun WHAT
 		fail "$1: last-archive.json of the rerun does not say success, $left records erased"
 }
 
-"$top_srcdir/tests/pstore/make-pstore" "$tmp/orig" mixed
-records=$(find "$tmp/orig" -type f | wc -l)
+# The reference: a clean run of $tmp/orig, its store and journal.
+reference() {
+	rm -rf "$tmp/ref-store"
+	records=$(find "$tmp/orig" -type f | wc -l)
+	fresh
+	archive
+	[ "$rc" -eq 0 ] || { cat "$tmp/out" >&2; fail "the clean run exited with $rc"; exit 1; }
+	journalctl --sync
+	journalctl --no-pager -q --all -o json SYSLOG_IDENTIFIER=pstored >"$tmp/ref-journal"
+	mv "$tmp/store" "$tmp/ref-store"
+	crashes=$(find "$tmp/ref-store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | wc -l)
+	[ "$crashes" -ge 5 ] || fail "the clean run stored $crashes crashes of $records records"
+	jq -e --argjson c "$crashes" --argjson r "$records" \
+		'.result == "success" and .crashes_archived == $c and .records_erased == $r' \
+		"$tmp/ref-store/last-archive.json" >/dev/null ||
+		fail "the clean run's last-archive.json does not say success, $crashes crashes, $records records"
+}
 
-# The reference: a clean run, and the number of calls the shim sees in one.
-fresh
-archive
-[ "$rc" -eq 0 ] || { cat "$tmp/out" >&2; fail "the clean run exited with $rc"; exit 1; }
-journalctl --sync
-journalctl --no-pager -q --all -o json SYSLOG_IDENTIFIER=pstored >"$tmp/ref-journal"
-mv "$tmp/store" "$tmp/ref-store"
-crashes=$(find "$tmp/ref-store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | wc -l)
-[ "$crashes" -ge 5 ] || fail "the clean run stored $crashes crashes of $records records"
-jq -e --argjson c "$crashes" --argjson r "$records" \
-	'.result == "success" and .crashes_archived == $c and .records_erased == $r' \
-	"$tmp/ref-store/last-archive.json" >/dev/null ||
-	fail "the clean run's last-archive.json does not say success, $crashes crashes, $records records"
+"$top_srcdir/tests/pstore/make-pstore" "$tmp/orig" mixed
+reference
+# The number of calls the shim sees in a run.
 fresh
 faulty FAULT_INJECT_COUNT="$tmp/count"
 [ "$rc" -eq 0 ] || fail "the run under the shim alone exited with $rc"
@@ -282,6 +289,31 @@ for i in $(seq 1 "$RANDOM_KILLS"); do
 done
 [ "$RANDOM_KILLS" -eq 0 ] || [ "$landed" -gt 0 ] ||
 	fail "none of $RANDOM_KILLS random kills landed while pstored archived ($duration_us us)"
+
+# 5. The store's write-back ahead: on a pstore of 40 crashes a second thread
+#    syncs the store's file system once 32 are staged, while the next are
+#    written, and the commit syncs again. The thread's syncfs failing with
+#    EIO fails the commit: non-zero exit, a clear message, the records stay.
+rm -rf "$tmp/orig"
+"$top_srcdir/tests/pstore/make-pstore" "$tmp/orig" many
+reference
+fresh
+faulty
+syncs=$(grep -c '^[0-9]* syncfs ' "$tmp/trace" || true)
+[ "$rc" -eq 0 ] && [ "$syncs" -eq 2 ] ||
+	fail "40 crashes: exited with $rc after $syncs syncfs calls, not 0 after 2 (the write-back thread's, the commit's)"
+what="40 crashes: the write-back thread's syncfs fails with EIO"
+fresh
+faulty FAULT_INJECT_FAIL=syncfs:1:EIO
+if [ "$rc" -eq 0 ]; then
+	fail "$what: exited with 0"
+elif ! grep -q "cannot store 40 crashes: Input/output error; their records stay in pstore" "$tmp/out" ||
+	! grep -q "see the kernel log .*, then run 'pstored archive' again" "$tmp/out"; then
+	cat "$tmp/out" >&2
+	fail "$what: no clear message"
+fi
+check "$what" invariants
+rerun "$what"
 
 echo "$kill_points kill points, $fail_points EIO points, $landed of $RANDOM_KILLS random kills" \
 	"during archiving, $runs runs of pstored ($calls calls in a run)"

@@ -308,6 +308,60 @@ Test(store, batch_commit_shows_crashes_only_at_commit)
 	cr_assert_eq(json_array_size(list), ARRAY_SIZE(contents));
 }
 
+/* Stages n crashes "<tag> <i>" in txns (the store's write-back thread starts at 32). */
+static void stage_batch(Store *s, const char *tag, StoreTxn **txns,
+			char (*ids)[STORE_CRASH_ID_LEN + 1], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_auto_t *crash = json_pack("{s:i, s:s, s:s, s:I}", "schema_version",
+					       STORE_SCHEMA_VERSION, "kind", "kernel-crash",
+					       "reason", "panic", "time", (json_int_t)i + 1);
+		char content[32];
+
+		snprintf(content, sizeof(content), "%s %zu", tag, i);
+		make_id(content, ids[i]);
+		cr_assert_eq(store_txn_begin(s, ids[i], &txns[i]), 0);
+		cr_assert_eq(store_txn_write_file(txns[i], "records/dmesg-erst-1", content,
+						  strlen(content)),
+			     0);
+		cr_assert_eq(store_txn_prepare(txns[i], crash), 0);
+	}
+}
+
+Test(store, large_batch_commits_with_writeback_ahead)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	StoreTxn *txns[70];
+	char ids[ARRAY_SIZE(txns)][STORE_CRASH_ID_LEN + 1];
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	stage_batch(s, "first", txns, ids, ARRAY_SIZE(txns));
+	cr_assert_eq(store_txns_commit(txns, ARRAY_SIZE(txns)), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(txns); i++) {
+		store_txn_free(txns[i]);
+		cr_assert(store_has_crash(s, ids[i]));
+	}
+	/* The thread ended with the commit; a second batch starts another. */
+	stage_batch(s, "second", txns, ids, 40);
+	for (size_t i = 0; i < 40; i++)
+		cr_assert_eq(store_txn_free(txns[i]), NULL);
+}
+
+Test(store, free_ends_writeback_thread)
+{
+	Store *s = NULL;
+	StoreTxn *txns[40];
+	char ids[ARRAY_SIZE(txns)][STORE_CRASH_ID_LEN + 1];
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	stage_batch(s, "batch", txns, ids, ARRAY_SIZE(txns));
+	for (size_t i = 0; i < ARRAY_SIZE(txns); i++)
+		store_txn_free(txns[i]);
+	cr_assert_null(store_free(s));
+	for (size_t i = 0; i < ARRAY_SIZE(txns); i++)
+		cr_assert_not(staging_exists(ids[i]));
+}
+
 Test(store, begin_refuses_existing_crash)
 {
 	_cleanup_(store_freep) Store *s = NULL;
