@@ -178,13 +178,20 @@ typedef struct LogHas {
 
 static const LogHas log_has_all = {true, true, true};
 
+/* Whether the len bytes at log hold text; log may be NULL when len is 0. */
+static bool log_contains(const char *log, size_t len, const char *text)
+{
+	size_t n = strlen(text);
+
+	return len >= n && memmem(log, len, text, n);
+}
+
 static LogHas log_has(const char *log, size_t len)
 {
 	return (LogHas){
-		.soft_lockup = memmem(log, len, SOFT_LOCKUP_TEXT, strlen(SOFT_LOCKUP_TEXT)) != NULL,
-		.hard_lockup = memmem(log, len, HARD_LOCKUP_TEXT, strlen(HARD_LOCKUP_TEXT)) != NULL,
-		.mce = memmem(log, len, MCE_TEXT, strlen(MCE_TEXT)) != NULL &&
-		       memmem(log, len, MCE_TEXT2, strlen(MCE_TEXT2)) != NULL,
+		.soft_lockup = log_contains(log, len, SOFT_LOCKUP_TEXT),
+		.hard_lockup = log_contains(log, len, HARD_LOCKUP_TEXT),
+		.mce = log_contains(log, len, MCE_TEXT) && log_contains(log, len, MCE_TEXT2),
 	};
 }
 
