@@ -180,9 +180,8 @@ static int count_entries(const char *dir, bool dirs_only)
 	d = opendir(dir);
 	if (!d)
 		return -errno;
-	while ((de = readdir(d)))
-		if (dirs_only ? de->d_type == DT_DIR && de->d_name[0] != '.'
-			      : !streq(de->d_name, ".") && !streq(de->d_name, ".."))
+	FOREACH_DIRENT(de, d, n = -errno; break)
+		if (!dirs_only || (de->d_type == DT_DIR && de->d_name[0] != '.'))
 			n++;
 	closedir(d);
 	return n;

@@ -74,9 +74,8 @@ static size_t count_entries(const char *path)
 	size_t n = 0;
 
 	cr_assert_not_null(d);
-	while ((de = readdir(d)))
-		if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
-			n++;
+	FOREACH_DIRENT(de, d, cr_assert_fail("cannot read %s: %m", path))
+		n++;
 	closedir(d);
 	return n;
 }
