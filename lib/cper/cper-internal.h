@@ -22,6 +22,8 @@
 typedef struct CperCtx {
 	json_t *errors; /* array of {"offset": N, "message": "..."} */
 	bool oom;	/* an allocation failed somewhere: the result is incomplete */
+	size_t budget;	/* bytes left to decode (see cper_decode_json_budget()) */
+	bool spent;	/* the budget stopped decoding somewhere */
 } CperCtx;
 
 typedef struct CperBuf {

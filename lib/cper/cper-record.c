@@ -38,6 +38,8 @@ struct CperDecoder {
 	const uint8_t *buf;
 	size_t len;
 	size_t off;
+	size_t budget; /* bytes left to decode */
+	bool spent;
 };
 
 static const char *const severity_strs[] = {
@@ -251,6 +253,16 @@ static void decode_section(const CperBuf *rec, size_t limit, unsigned idx, json_
 		cper_set(c, s, "truncated", json_true());
 	}
 
+	if (blen > c->budget) {
+		cper_error(c, d.base,
+			   "section %u: its %zu bytes are more than the %zu left of the decoding "
+			   "budget; not decoded",
+			   idx, blen, c->budget);
+		c->spent = true;
+		return;
+	}
+	c->budget -= blen;
+
 	CperBuf body_buf = cper_buf_sub(rec, soff, blen);
 	json_t *body = cper_child_object(c, s, "body");
 	if (!body)
@@ -316,9 +328,21 @@ static json_t *decode_record(CperCtx *c, const uint8_t *buf, size_t off, size_t 
 			   CPER_RECORD_HEADER_SIZE + (size_t)count * CPER_SECTION_DESCRIPTOR_SIZE,
 			   limit, fit);
 
+	/* Each section costs its descriptor and its body, overlapping or not, against the
+	 * decoding budget: descriptors are 72 bytes, a record can hold thousands. */
 	json_t *sections = cper_child_array(c, r, "sections");
-	for (unsigned i = 0; sections && i < MIN((size_t)count, fit); i++)
+	for (unsigned i = 0; sections && i < MIN((size_t)count, fit); i++) {
+		if (c->budget < CPER_SECTION_DESCRIPTOR_SIZE) {
+			cper_error(c,
+				   off + CPER_RECORD_HEADER_SIZE + i * CPER_SECTION_DESCRIPTOR_SIZE,
+				   "sections %u to %zu not decoded: the decoding budget is spent",
+				   i, MIN((size_t)count, fit) - 1);
+			c->spent = true;
+			break;
+		}
+		c->budget -= CPER_SECTION_DESCRIPTOR_SIZE;
 		decode_section(&rec, limit, i, sections);
+	}
 	return r;
 }
 
@@ -333,8 +357,19 @@ int cper_decoder_new(const void *buf, size_t len, CperDecoder **ret)
 		return -ENOMEM;
 	d->buf = buf;
 	d->len = len;
+	d->budget = CPER_DECODE_BUDGET;
 	*ret = d;
 	return 0;
+}
+
+void cper_decoder_set_budget(CperDecoder *d, size_t budget)
+{
+	d->budget = budget;
+}
+
+bool cper_decoder_budget_spent(const CperDecoder *d)
+{
+	return d->spent;
 }
 
 CperDecoder *cper_decoder_free(CperDecoder *d)
@@ -345,7 +380,7 @@ CperDecoder *cper_decoder_free(CperDecoder *d)
 
 int cper_decoder_next(CperDecoder *d, json_t **ret_record, json_t **ret_errors)
 {
-	CperCtx c = {};
+	CperCtx c = {.budget = d->budget};
 	json_t *record = NULL;
 	size_t off = d->off, avail = d->len - d->off;
 
@@ -414,6 +449,8 @@ int cper_decoder_next(CperDecoder *d, json_t **ret_record, json_t **ret_errors)
 		record = decode_record(&c, d->buf, off, limit, rlen);
 		d->off = next;
 	}
+	d->budget = c.budget;
+	d->spent = d->spent || c.spent;
 
 	if (c.oom) {
 		json_decref(record);
@@ -425,7 +462,7 @@ int cper_decoder_next(CperDecoder *d, json_t **ret_record, json_t **ret_errors)
 	return 1;
 }
 
-int cper_decode_json(const void *buf, size_t len, json_t **ret)
+int cper_decode_json_budget(const void *buf, size_t len, size_t budget, json_t **ret)
 {
 	_cleanup_(cper_decoder_freep) CperDecoder *d = NULL;
 	json_auto_t *doc = NULL;
@@ -435,6 +472,7 @@ int cper_decode_json(const void *buf, size_t len, json_t **ret)
 	r = cper_decoder_new(buf, len, &d);
 	if (r < 0)
 		return r;
+	cper_decoder_set_budget(d, budget);
 
 	doc = json_pack("{s:i,s:[],s:[]}", "schema_version", CPER_SCHEMA_VERSION, "records",
 			"errors");
@@ -466,5 +504,12 @@ int cper_decode_json(const void *buf, size_t len, json_t **ret)
 	}
 
 	*ret = TAKE_PTR(doc);
-	return 0;
+	return cper_decoder_budget_spent(d);
+}
+
+int cper_decode_json(const void *buf, size_t len, json_t **ret)
+{
+	int r = cper_decode_json_budget(buf, len, CPER_DECODE_BUDGET, ret);
+
+	return MIN(r, 0);
 }

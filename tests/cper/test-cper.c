@@ -251,6 +251,63 @@ Test(cper, linux_pstore_dmesg_compressed)
 		json_object_get(json_object_get(section(record0(bad), 0), "body"), "data_dump"));
 }
 
+/* Sums the inflated text of a document's sections. */
+static size_t text_bytes(const json_t *doc)
+{
+	const json_t *s;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(record0(doc), "sections"), i, s)
+		n += strlen(json_string_value(json_object_get(json_object_get(s, "body"), "text"))
+				    ?: "");
+	return n;
+}
+
+/*
+ * 20 section descriptors that all point at one blob inflating to 1 MiB: the
+ * budget bounds what the record decodes in total, not per section.
+ */
+Test(cper, shared_blob_within_budget)
+{
+	static uint8_t log[1 << 20], z[8192], big[32768];
+	CperSectionSpec secs[20];
+	CperRecordSpec spec = {.severity = 1,
+			       .creator_id = GUID_CREATOR_LINUX,
+			       .n_sections = 20,
+			       .sections = secs};
+	size_t len, first;
+	ssize_t zlen;
+
+	memset(log, 'x', sizeof(log));
+	zlen = zlib_deflate_buffer(log, sizeof(log), -15, z, sizeof(z));
+	cr_assert_gt(zlen, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(secs); i++)
+		secs[i] = (CperSectionSpec){
+			.type = GUID_DMESG_Z, .body = z, .body_len = (size_t)zlen};
+	len = cper_build_record(&spec, big, sizeof(big));
+	cr_assert_gt(len, 0);
+	/* Every descriptor at the first section's bytes. */
+	first = big[128] | (size_t)big[129] << 8;
+	for (size_t i = 1; i < ARRAY_SIZE(secs); i++)
+		put_le(big + 128 + 72 * i, first, 4);
+
+	json_auto_t *doc = NULL;
+	cr_assert_eq(cper_decode_json_budget(big, len, 3 << 20, &doc), 1);
+	cr_assert_leq(text_bytes(doc), 3 << 20);
+	cr_assert_gt(text_bytes(doc), 2 << 20);
+	cr_assert_not_null(strstr(errors_str(doc), "decoding budget"), "%s", errors_str(doc));
+
+	/* The default budget holds less than 16 sections' worth, not 20. */
+	json_auto_t *dflt = decode_ok(big, len);
+	cr_assert_lt(text_bytes(dflt), CPER_DECODE_BUDGET);
+	cr_assert_gt(text_bytes(dflt), CPER_DECODE_BUDGET - (1 << 20));
+
+	/* Within budget: all of it, and 0. */
+	json_auto_t *all = NULL;
+	cr_assert_eq(cper_decode_json_budget(big, len, 32 << 20, &all), 0);
+	cr_assert_eq(text_bytes(all), 20 << 20);
+}
+
 Test(cper, dmesg_invalid_utf8_is_replaced)
 {
 	const char log[] = "ok \xff\xfe end\0\0";
