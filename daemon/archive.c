@@ -37,6 +37,7 @@
 #include "pstored.h"
 #include "sha256-util.h"
 #include "store/last-archive.h"
+#include "store/retention.h"
 #include "store/store.h"
 #include "time-util.h"
 
@@ -949,15 +950,14 @@ static void probe_record(PstoreRecord *r, const char *buf, size_t len, int error
 	r->is_cper = cper_looks_like_record(buf, len);
 }
 
+/*
+ * Retention, before the run adds its crashes: it makes room for them, and never removes a
+ * crash this run archived, whose records are erased at once (a crash larger than MaxUse=
+ * stays until the next run's retention).
+ */
 static void vacuum_store(Archive *a)
 {
-	const PstoredConfig *cf = a->config;
-	StoreVacuumLimits limits = {
-		.max_age = cf->max_age_usec == PSTORED_CONFIG_UNLIMITED ? 0 : cf->max_age_usec,
-		.max_use = cf->max_use == PSTORED_CONFIG_UNLIMITED ? 0 : cf->max_use,
-		.max_crashes = cf->max_crashes == PSTORED_CONFIG_UNLIMITED ? 0 : cf->max_crashes,
-		.keep_unsent = cf->keep_unsent,
-	};
+	StoreVacuumLimits limits = store_vacuum_limits_from_config(a->config);
 	json_auto_t *removed = NULL;
 	json_t *id;
 	size_t i;
@@ -1077,6 +1077,9 @@ static int archive_run(Archive *a)
 		}
 	}
 
+	if (a->store)
+		vacuum_store(a);
+
 	for (n = 0; n < a->scan->n_crashes; n++) {
 		(void)sd_notifyf(false, "STATUS=Archiving crash %zu of %zu", n + 1,
 				 a->scan->n_crashes);
@@ -1089,14 +1092,18 @@ static int archive_run(Archive *a)
 			archive_commit(a);
 	}
 	archive_commit(a);
+	/* The index is a cache that a commit may have failed to update: leave it right, as
+	 * listing it does (its summaries are not needed here). */
+	if (a->store) {
+		json_auto_t *summaries = NULL;
+
+		(void)store_list(a->store, &summaries);
+	}
 	if (n < a->scan->n_crashes)
 		log_warning("%zu of %zu crashes left in %s for the next run: this run reached "
 			    "its budget, MaxRecordsPerRun= or MaxBytesPerRun= (raise them in "
 			    "pstored.conf to archive more at once)",
 			    a->scan->n_crashes - n, a->scan->n_crashes, a->pstore_dir);
-
-	if (a->store)
-		vacuum_store(a);
 
 	(void)sd_notifyf(false,
 			 "STATUS=Archived %u crashes (%u already done, %u dropped, %u failed)",

@@ -5,7 +5,7 @@
 # MaxRecordsPerRun=, MaxBytesPerRun=) against hostile pstore contents, with
 # a real systemd-journald: each run ends in bounded time and memory, keeps
 # the records byte for byte, says in crash.json, the journal entry and
-# 'pstorectl show' what a budget cut.
+# 'pstorectl show' what a budget cut, and loses no record to retention.
 # tests/pstore/check-invariants holds after every run.
 set -eu
 . "$top_srcdir/tests/lib/journald.sh"
@@ -92,6 +92,23 @@ check "many parts: log cut at MaxLogSize=" eq "$(stat -c %s "$(crash)/dmesg.txt"
 check "many parts: truncated" eq "$(jq -r '.truncated[]' "$(crash)/crash.json")" \
 	"MaxLogSize=8388608: the log holds its first 8388608 bytes"
 check "many parts: invariants" invariants
+
+# Retention never removes a crash of the run: MaxUse= far below one crash.
+setup erst-multipart
+printf '[Store]\nMaxUse=1K\n' >"$tmp/small.conf"
+archive --config="$tmp/small.conf"
+check "MaxUse=1K: exit status" eq "$rc" 0
+check "MaxUse=1K: the crash of this run stays" eq "$(crashes)" 1
+check "MaxUse=1K: records erased" eq "$(left)" 0
+check "MaxUse=1K: invariants" invariants
+# The next run's retention makes room for the new crash, and keeps that one.
+"$MAKE_PSTORE" "$tmp/pstore" two-boots
+cp -a "$tmp/pstore/." "$tmp/orig/"
+old=$(basename "$(crash)")
+archive --config="$tmp/small.conf"
+check "MaxUse=1K, next run: exit status" eq "$rc" 0
+check "MaxUse=1K, next run: the old crash goes" test ! -e "$tmp/store/$old"
+check "MaxUse=1K, next run: both new crashes stay" eq "$(crashes)" 2
 
 # A part that inflates past MaxRecordSize=: archived, its head in the log, no false size.
 setup inflate-past-max
