@@ -107,6 +107,8 @@ static const ConfigKey target_keys[] = {
 	{"MaxDocumentSize", VALUE_SIZE_LIMIT, offsetof(PstoredTarget, max_document_size), "4M"},
 	{"Redact", VALUE_BOOL, offsetof(PstoredTarget, redact), "yes"},
 	{"RedactRegex", VALUE_REGEX_LIST, offsetof(PstoredTarget, redact_regex), ""},
+	{"AllowInsecureCredentials", VALUE_BOOL,
+	 offsetof(PstoredTarget, allow_insecure_credentials), "no"},
 };
 
 static const struct {
@@ -1084,6 +1086,31 @@ static int config_parse_file(ConfigLoader *l, const char *path, bool required)
 	return 0;
 }
 
+/* Returns whether the authority part of an http(s) URL has a password ("user:password@"). */
+static bool url_has_password(const char *url)
+{
+	const char *authority = strstr(url, "://") + 3;
+	size_t len = strcspn(authority, "/?#");
+	const char *at = memrchr(authority, '@', len);
+
+	return at && memchr(authority, ':', (size_t)(at - authority));
+}
+
+/* Why a target must not send over plain http://, or NULL. */
+static const char *target_insecure_credentials(const PstoredTarget *t)
+{
+	if (t->allow_insecure_credentials || !strneq(t->url, "http://", 7))
+		return NULL;
+	if (t->token_file)
+		return "would send the bearer token of TokenFile= in clear text over http://";
+	if (url_has_password(t->url))
+		return "would send the password in URL= in clear text over http://";
+	if (t->client_certificate)
+		return "has ClientCertificate=, which only https:// uses (over http:// the "
+		       "collector cannot tell who sends)";
+	return NULL;
+}
+
 /* Checks what can only be checked once every file is read; disables the targets that fail. */
 static int config_check_targets(ConfigLoader *l)
 {
@@ -1097,6 +1124,7 @@ static int config_check_targets(ConfigLoader *l)
 				.line = o->line,
 				.section = SECTION_TARGET,
 				.target = i};
+		const char *insecure;
 
 		if (o->disabled)
 			continue;
@@ -1126,6 +1154,13 @@ static int config_check_targets(ConfigLoader *l)
 					       "[Target.%s] needs both ClientCertificate= and "
 					       "ClientKey=, or neither",
 					       t->name);
+		else if ((insecure = target_insecure_credentials(t)))
+			(void)config_file_warn(
+				&f, NULL,
+				"[Target.%s] %s: use an https:// URL, or set "
+				"AllowInsecureCredentials=yes in it if the network is "
+				"trusted",
+				t->name, insecure);
 		if (f.r < 0)
 			return f.r;
 	}

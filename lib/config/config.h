@@ -64,6 +64,8 @@ typedef struct PstoredTarget {
 	bool redact;
 	char **redact_regex; /* POSIX extended regexes, NULL-terminated, never NULL */
 	size_t n_redact_regex;
+	/* Send TokenFile= or a client certificate to an http:// URL, in clear text. */
+	bool allow_insecure_credentials;
 } PstoredTarget;
 
 typedef struct PstoredConfig {
