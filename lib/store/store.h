@@ -84,7 +84,12 @@ typedef struct StoreListEntry {
 
 typedef struct StoreListing StoreListing;
 
-/* Every crash, oldest first (by time, then id), checked against the crash directories. */
+/*
+ * Every crash, oldest first (by time, then id), checked against the crash
+ * directories. Returns 1 if the index was corrupt (a line whose CRC does not
+ * match, see store.c): the listing then comes from the crash directories
+ * alone, and store_rebuild_index() repairs the index.
+ */
 int store_list_entries(Store *s, StoreListing **ret);
 size_t store_listing_size(const StoreListing *l);
 const StoreListEntry *store_listing_entry(const StoreListing *l, size_t i);
