@@ -948,6 +948,16 @@ static int archive_run(Archive *a)
 
 	if (config->storage == PSTORED_STORAGE_BOTH || config->storage == PSTORED_STORAGE_STORE) {
 		r = store_open(arg_store_dir, STORE_CREATE, &a->store);
+		if (r == -EPERM) {
+			a->store_failed = true;
+			return log_error_errno_save(
+				r, &a->error,
+				"%s: refusing an unsafe crash store: it must be owned by root (or "
+				"by the user running pstored) and not be writable by group or "
+				"others; the records stay in %s: fix it with 'chown root: %s' and "
+				"'chmod go-w %s', see pstored-store(5).",
+				arg_store_dir, a->pstore_dir, arg_store_dir, arg_store_dir);
+		}
 		if (r < 0) {
 			a->store_failed = true;
 			return log_error_errno_save(r, &a->error,

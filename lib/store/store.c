@@ -212,6 +212,9 @@ int store_open(const char *dir, StoreOpenFlags flags, Store **ret)
 		return -errno;
 	if (fstat(s->dir_fd, &st) < 0)
 		return -errno;
+	/* Whoever else can write here can plant crashes, links and FIFOs for us to trust. */
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
 
 	if (!(flags & STORE_READONLY)) {
 		_cleanup_close_ int lock_fd = -1;

@@ -55,6 +55,12 @@ typedef enum StoreOpenFlags {
 	STORE_READONLY = 1 << 1, /* never write: no index repair, no locking */
 } StoreOpenFlags;
 
+/*
+ * -EPERM if the store directory is not owned by root or the effective user, or
+ * is writable by its group or others: anyone else who can write there could
+ * plant crashes (or FIFOs and links) in it. Nothing below it is checked: only
+ * its owner can add entries there.
+ */
 int store_open(const char *dir, StoreOpenFlags flags, Store **ret);
 Store *store_free(Store *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Store *, store_free);

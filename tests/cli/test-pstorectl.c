@@ -364,6 +364,35 @@ Test(pstorectl, list_json_with_an_edited_index)
 	}
 }
 
+/* A store that others could have written to is refused, with the fix. */
+Test(pstorectl, unsafe_store_is_refused)
+{
+	_cleanup_free_ char *want = NULL;
+	Run r;
+
+	cr_assert(asprintf(&want,
+			   "pstorectl: %s: refusing an unsafe crash store: it must be owned by "
+			   "root (or by the user running pstorectl) and not be writable by group "
+			   "or others; fix it with 'chown root: %s' and 'chmod go-w %s', see "
+			   "pstored-store(5).\n",
+			   store_dir, store_dir, store_dir) > 0);
+	cr_assert_eq(chmod(store_dir, 0777), 0);
+	r = RUN("list");
+	cr_assert_eq(r.status, 1);
+	cr_assert_str_eq(r.out, "");
+	cr_assert_str_eq(r.err, want);
+	r = RUN("show", ids[0]);
+	cr_assert_eq(r.status, 1);
+	cr_assert_str_eq(r.err, want);
+	cr_assert_eq(chmod(store_dir, 0700), 0);
+	if (geteuid() == 0) {
+		cr_assert_eq(chown(store_dir, 65534, (gid_t)-1), 0);
+		r = RUN("list");
+		cr_assert_eq(r.status, 1);
+		cr_assert_str_eq(r.err, want);
+	}
+}
+
 Test(pstorectl, list_filters)
 {
 	json_auto_t *oops = RUN_JSON("--json", "list", "--reason=oops");

@@ -230,6 +230,20 @@ printf '[Archive]\nMaxRecordSize=4M\n' >"$tmp/big.conf"
 archive --config="$tmp/big.conf"
 check "MaxRecordSize=4M takes the huge record" eq "$(crashes)" 6
 
+# A store that others could write to (and plant crashes in) is refused.
+setup erst-multipart
+mkdir -m 0777 "$tmp/store"
+archive --config=/dev/null
+check "unsafe store: exit status" eq "$rc" 1
+check "unsafe store: message" grep -qF "$tmp/store: refusing an unsafe crash store: it must be owned by root (or by the user running pstored) and not be writable by group or others; the records stay in $tmp/pstore: fix it with 'chown root: $tmp/store' and 'chmod go-w $tmp/store', see pstored-store(5)." "$tmp/out"
+check "unsafe store: records stay" eq "$(left)" 3
+check "unsafe store: nothing stored" eq "$(find "$tmp/store" -mindepth 1 | wc -l)" 0
+chmod 0700 "$tmp/store"
+chown 65534 "$tmp/store"
+archive --config=/dev/null
+check "store of another user: exit status" eq "$rc" 1
+check "store of another user: records stay" eq "$(left)" 3
+
 setup erst-multipart
 printf '[Archive]\nStorage=journal\n' >"$tmp/journal.conf"
 archive --config="$tmp/journal.conf"

@@ -157,6 +157,38 @@ Test(store, modes_ignore_umask_and_follow_group)
 	assert_mode_group(0640, gid, STORE_LAST_ARCHIVE_FILE);
 }
 
+/*
+ * Whoever else can write to the store directory could plant crashes, links
+ * and FIFOs there: such a store is refused, to readers and writers alike.
+ */
+Test(store, unsafe_store_is_refused)
+{
+	static const StoreOpenFlags flags[] = {STORE_CREATE, 0, STORE_READONLY};
+	_cleanup_(store_freep) Store *s = NULL;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	s = store_free(s);
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++) {
+		cr_assert_eq(chmod(store_dir, 0777), 0);
+		cr_assert_eq(store_open(store_dir, flags[i], &s), -EPERM);
+		cr_assert_eq(chmod(store_dir, 0720), 0);
+		cr_assert_eq(store_open(store_dir, flags[i], &s), -EPERM);
+		cr_assert_eq(chmod(store_dir, 0702), 0);
+		cr_assert_eq(store_open(store_dir, flags[i], &s), -EPERM);
+		cr_assert_null(s);
+		/* Readable by a group (pstorectl(1)) is fine. */
+		cr_assert_eq(chmod(store_dir, 02750), 0);
+		cr_assert_eq(store_open(store_dir, flags[i], &s), 0);
+		s = store_free(s);
+		if (geteuid() != 0)
+			continue;
+		/* Owned by someone else than root and us. */
+		cr_assert_eq(chown(store_dir, 65534, (gid_t)-1), 0);
+		cr_assert_eq(store_open(store_dir, flags[i], &s), -EPERM);
+		cr_assert_eq(chown(store_dir, 0, (gid_t)-1), 0);
+	}
+}
+
 Test(store, crash_id_is_stable_and_content_based)
 {
 	char a[STORE_CRASH_ID_LEN + 1], b[STORE_CRASH_ID_LEN + 1], c[STORE_CRASH_ID_LEN + 1];
