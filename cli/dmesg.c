@@ -59,9 +59,9 @@ int verb_dmesg(int argc, char *argv[])
 	if (r < 0)
 		return log_oom();
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open_regular_at(AT_FDCWD, path, O_RDONLY, 0);
 	if (fd < 0)
-		return log_store_error(-errno, path);
+		return log_store_error(fd, path);
 
 	if (arg_json != JSON_OFF)
 		return dmesg_json(id, fd, path);

@@ -733,7 +733,7 @@ static bool index_is_fresh(Store *s)
 	struct stat st;
 	ssize_t n;
 
-	fd = openat(s->dir_fd, INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	fd = open_regular_at(s->dir_fd, INDEX_FILE, O_RDONLY, 0);
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < 2)
 		return false;
 	n = pread(fd, buf, MIN((off_t)sizeof(buf), st.st_size),
@@ -787,9 +787,9 @@ static int index_read(Store *s, json_t *map)
 	bool corrupt = false;
 	ssize_t n;
 
-	fd = openat(s->dir_fd, INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	fd = open_regular_at(s->dir_fd, INDEX_FILE, O_RDONLY, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);
@@ -1347,18 +1347,19 @@ static int index_map(Store *s, const char **ret, size_t *ret_len)
 	struct stat st;
 	void *p;
 
-	fd = openat(s->dir_fd, INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT) {
+	fd = open_regular_at(s->dir_fd, INDEX_FILE, O_RDONLY, 0);
+	if (fd == -ENOENT) {
 		*ret = NULL;
 		*ret_len = 0;
 		return 0;
 	}
+	/* Not a regular file: a corrupt index, which the crash directories replace. */
+	if (fd == -EISDIR || fd == -EBADFD || fd == -ELOOP)
+		return -EBADMSG;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EBADMSG;
 	if ((uint64_t)st.st_size > INDEX_MAX)
 		return -EFBIG;
 	if (st.st_size == 0) {
@@ -1873,13 +1874,12 @@ int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len)
 int store_txn_open_file(StoreTxn *t, const char *name)
 {
 	const char *base;
-	int dir_fd, fd, r;
+	int dir_fd, r;
 
 	r = txn_resolve(t, name, &dir_fd, &base);
 	if (r < 0)
 		return r;
-	fd = openat(dir_fd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	return fd < 0 ? -errno : fd;
+	return open_regular_at(dir_fd, base, O_RDONLY, 0);
 }
 
 uint64_t store_txn_size(const StoreTxn *t)

@@ -230,6 +230,18 @@ printf '[Archive]\nMaxRecordSize=4M\n' >"$tmp/big.conf"
 archive --config="$tmp/big.conf"
 check "MaxRecordSize=4M takes the huge record" eq "$(crashes)" 6
 
+# FIFOs where the store's files go: the run neither blocks nor fails.
+setup erst-multipart
+mkdir -m 0700 "$tmp/store"
+mkfifo "$tmp/store/last-archive.json.tmp" "$tmp/store/index"
+rc=0
+timeout 60 "$PSTORED" archive --config=/dev/null --pstore-dir="$tmp/pstore" \
+	--store-dir="$tmp/store" >"$tmp/out" 2>&1 || rc=$?
+check "FIFOs in the store: exit status" eq "$rc" 0
+check "FIFOs in the store: archived" eq "$(crashes)" 1
+check "FIFOs in the store: replaced by files" eq "$(find "$tmp/store" -maxdepth 1 -type p | wc -l)" 0
+check "FIFOs in the store: run recorded" jq -e '.result == "success"' "$tmp/store/last-archive.json"
+
 # A store that others could write to (and plant crashes in) is refused.
 setup erst-multipart
 mkdir -m 0777 "$tmp/store"

@@ -189,6 +189,52 @@ Test(store, unsafe_store_is_refused)
 	}
 }
 
+/* A FIFO where a store file should be is neither waited on nor read. */
+Test(store, fifos_in_the_store_never_block, .timeout = 20)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	_cleanup_free_ char *tmp = NULL, *last = NULL, *index = NULL, *crash_json = NULL;
+	_cleanup_(store_listing_freep) StoreListing *l = NULL;
+	json_auto_t *run = NULL, *back = NULL, *crash = NULL, *list = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+	struct stat st;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "fifo", 100, NULL, id);
+	cr_assert(asprintf(&tmp, "%s/%s.tmp", store_dir, STORE_LAST_ARCHIVE_FILE) > 0);
+	cr_assert(asprintf(&last, "%s/%s", store_dir, STORE_LAST_ARCHIVE_FILE) > 0);
+	cr_assert(asprintf(&index, "%s/index", store_dir) > 0);
+	cr_assert(asprintf(&crash_json, "%s/%s/crash.json", store_dir, id) > 0);
+
+	/* A FIFO at the temporary name of an atomic write is replaced. */
+	cr_assert_eq(mkfifo(tmp, 0600), 0);
+	run = json_pack("{s:s}", "result", "success");
+	cr_assert_eq(store_write_last_archive(s, run), 0);
+	cr_assert_eq(lstat(last, &st), 0);
+	cr_assert(S_ISREG(st.st_mode));
+	cr_assert_eq(lstat(tmp, &st), -1);
+
+	/* A FIFO read as a file is refused. */
+	cr_assert_eq(unlink(last), 0);
+	cr_assert_eq(mkfifo(last, 0600), 0);
+	cr_assert_eq(store_read_last_archive(s, &back), -EBADFD);
+	cr_assert_eq(rename(crash_json, tmp), 0);
+	cr_assert_eq(mkfifo(crash_json, 0600), 0);
+	cr_assert_eq(store_load_crash(s, id, &crash), -EBADFD);
+	cr_assert_eq(unlink(crash_json), 0);
+	cr_assert_eq(rename(tmp, crash_json), 0);
+
+	/* A FIFO for an index: listed from the crash directories, and a writer replaces it. */
+	cr_assert_eq(unlink(index), 0);
+	cr_assert_eq(mkfifo(index, 0600), 0);
+	cr_assert_eq(store_list_entries(s, &l), 1);
+	cr_assert_eq(store_listing_size(l), 1);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 1);
+	cr_assert_eq(lstat(index, &st), 0);
+	cr_assert(S_ISREG(st.st_mode));
+}
+
 Test(store, crash_id_is_stable_and_content_based)
 {
 	char a[STORE_CRASH_ID_LEN + 1], b[STORE_CRASH_ID_LEN + 1], c[STORE_CRASH_ID_LEN + 1];
