@@ -1789,10 +1789,14 @@ int store_txn_begin(Store *s, const char *id, StoreTxn **ret)
 static bool file_name_is_valid(const char *name)
 {
 	return name && *name && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..") &&
-	       strlen(name) <= NAME_MAX && !streq(name, CRASH_FILE);
+	       strlen(name) <= NAME_MAX;
 }
 
-/* Splits "records/NAME" or "NAME" into the directory fd and the base name. */
+/*
+ * Splits "records/NAME" or "NAME" into the directory fd and the base name.
+ * Below records/ any name the kernel can give a record is fine, "crash.json"
+ * too: nothing else lives there.
+ */
 static int txn_resolve(StoreTxn *t, const char *name, int *ret_fd, const char **ret_base)
 {
 	if (strneq(name, RECORDS_DIR "/", strlen(RECORDS_DIR "/"))) {
@@ -1811,7 +1815,7 @@ static int txn_resolve(StoreTxn *t, const char *name, int *ret_fd, const char **
 		*ret_base = base;
 		return 0;
 	}
-	if (!file_name_is_valid(name) || streq(name, RECORDS_DIR))
+	if (!file_name_is_valid(name) || streq(name, RECORDS_DIR) || streq(name, CRASH_FILE))
 		return -EINVAL;
 	*ret_fd = t->dir_fd;
 	*ret_base = name;

@@ -230,6 +230,17 @@ printf '[Archive]\nMaxRecordSize=4M\n' >"$tmp/big.conf"
 archive --config="$tmp/big.conf"
 check "MaxRecordSize=4M takes the huge record" eq "$(crashes)" 6
 
+# A pstore entry named like a file of the store is archived below records/,
+# like any other.
+setup erst-multipart
+printf 'not a crash.json\n' >"$tmp/pstore/crash.json"
+cp -a "$tmp/pstore/crash.json" "$tmp/orig/"
+archive --config=/dev/null
+check "crash.json in pstore: exit status" eq "$rc" 0
+check "crash.json in pstore: archived" eq "$(crashes)" 2
+check "crash.json in pstore: stored as it is" cmp -s "$tmp"/store/*/records/crash.json "$tmp/orig/crash.json"
+check "crash.json in pstore: erased" eq "$(left)" 0
+
 # FIFOs where the store's files go: the run neither blocks nor fails.
 setup erst-multipart
 mkdir -m 0700 "$tmp/store"

@@ -305,6 +305,7 @@ Test(store, uncommitted_transaction_leaves_nothing)
 	cr_assert_eq(store_txn_write_file(t, "records/a", "abc", 3), -EEXIST);
 	cr_assert_eq(store_txn_write_file(t, "records/../a", "abc", 3), -EINVAL);
 	cr_assert_eq(store_txn_write_file(t, "crash.json", "{}", 2), -EINVAL);
+	cr_assert_eq(store_txn_write_file(t, "records", "{}", 2), -EINVAL);
 	cr_assert_eq(store_txn_append(t, "../escape", "abc", 3), -EINVAL);
 	cr_assert_eq(store_txn_size(t), 3);
 	store_txn_free(t);
@@ -314,6 +315,40 @@ Test(store, uncommitted_transaction_leaves_nothing)
 	cr_assert_eq(count_entries(store_dir), 1);
 	cr_assert_eq(store_list(s, &list), 0);
 	cr_assert_eq(json_array_size(list), 0);
+}
+
+/* Below records/ a record may have any name the kernel can give it, the store's own too. */
+Test(store, records_take_any_name)
+{
+	static const char *const names[] = {"crash.json", "dmesg.txt",	       "index",
+					    "records",	  "last-archive.json", ".tmp-x"};
+	_cleanup_(store_freep) Store *s = NULL;
+	_cleanup_(store_txn_freep) StoreTxn *t = NULL;
+	json_auto_t *crash = NULL, *loaded = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	make_id("names", id);
+	cr_assert_eq(store_txn_begin(s, id, &t), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *name = NULL;
+
+		cr_assert(asprintf(&name, "records/%s", names[i]) > 0);
+		cr_assert_eq(store_txn_write_file(t, name, names[i], strlen(names[i])), 0, "%s",
+			     name);
+	}
+	crash = json_pack("{s:i, s:s}", "schema_version", STORE_SCHEMA_VERSION, "kind",
+			  "kernel-crash");
+	cr_assert_eq(store_txn_commit(t, crash), 0);
+	cr_assert_eq(store_load_crash(s, id, &loaded), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(loaded, "kind")), "kernel-crash");
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *path = NULL, *text = NULL;
+
+		cr_assert(asprintf(&path, "%s/%s/records/%s", store_dir, id, names[i]) > 0);
+		cr_assert_eq(read_full_file_at(AT_FDCWD, path, 64, &text, NULL), 0, "%s", path);
+		cr_assert_str_eq(text, names[i]);
+	}
 }
 
 static bool staging_exists(const char *id)
