@@ -241,6 +241,17 @@ check "crash.json in pstore: archived" eq "$(crashes)" 2
 check "crash.json in pstore: stored as it is" cmp -s "$tmp"/store/*/records/crash.json "$tmp/orig/crash.json"
 check "crash.json in pstore: erased" eq "$(left)" 0
 
+# A hard link (pstore has none) to a file from elsewhere is skipped, not
+# copied into the store.
+setup erst-multipart
+rm "$tmp"/pstore/*
+printf 'secret\n' >"$tmp/secret"
+ln "$tmp/secret" "$tmp/pstore/dmesg-erst-7000000000000000001"
+archive --config=/dev/null
+check "hard link: message" grep -q "dmesg-erst-7000000000000000001: hard link, not a pstore record; skipped" "$tmp/out"
+check "hard link: left alone" eq "$(find "$tmp/pstore" -mindepth 1 -printf '%f %n\n')" "dmesg-erst-7000000000000000001 2"
+check "hard link: not in the store" eval '! grep -rqx secret "$tmp/store"'
+
 # FIFOs where the store's files go: the run neither blocks nor fails.
 setup erst-multipart
 mkdir -m 0700 "$tmp/store"
