@@ -325,5 +325,50 @@ check "missing --config: names the file" grep -qF \
 	"$tmp/out"
 check "missing --config: records stay" eq "$(left)" 3
 
+# A record whose name and log hold ESC, BEL, a newline and C1 CSI (issue 24,
+# finding 4). pstored's messages go to stderr, which systemd makes a journal
+# stream, one entry per line (systemd-cat does the same here): the record name
+# must neither forge an entry nor bring control characters. The crash's own
+# entry quotes the backend (part of the name) and the panic message in MESSAGE.
+setup erst-multipart
+rm -f "$tmp"/pstore/* "$tmp"/orig/*
+name=$'dmesg-evil\e]0;owned\a\npstored: forged line\xc2\x9b?25l-1'
+printf '%s\n' 'Panic#1 Part1' \
+	'<6>[    0.000000] Linux version 6.1.0-27-amd64 (debian-kernel@lists.debian.org) #1 SMP' \
+	$'<0>[  100.000002] Kernel panic - not syncing: evil \e[2J\xc2\x9b?25l here' \
+	'<4>[  100.000005] Call Trace:' \
+	'<4>[  100.000008]  panic+0x118/0x2ed' \
+	'<4>[  100.000009]  sysrq_handle_crash+0x16/0x20' >"$tmp/orig/$name"
+cp -a "$tmp/orig/." "$tmp/pstore/"
+rc=0
+systemd-cat -t pstored-stderr "$PSTORED" archive --pstore-dir="$tmp/pstore" \
+	--store-dir="$tmp/store" --config=/dev/null || rc=$?
+check "control characters: exit status" eq "$rc" 0
+check "control characters: archived" eq "$(crashes)" 1
+id=$(basename "$(find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*')")
+# messages MATCH...: the MESSAGE of each matching entry as JSON, a string if
+# journalctl finds it printable (else an array of bytes).
+messages() {
+	journald_sync
+	journalctl --no-pager -q --all -o json --output-fields=MESSAGE "$@" | jq -c .MESSAGE
+}
+messages SYSLOG_IDENTIFIER=pstored-stderr >"$tmp/stderr.json"
+messages SYSLOG_IDENTIFIER=pstored >"$tmp/message.json"
+printable='type == "string" and (test("[\u0000-\u001f\u007f-\u009f]") | not)'
+check "pstored's stderr reached the journal" test -s "$tmp/stderr.json"
+check "pstored's messages: printable, no control character" \
+	eq "$(jq "select(($printable) | not)" "$tmp/stderr.json")" ""
+check "pstored's messages: no forged entry" \
+	eq "$(jq -r 'select(type == "string" and test("^(pstored: )?forged"))' "$tmp/stderr.json")" ""
+check "pstored's messages: the record named in one entry, escaped" \
+	eq "$(jq -r 'select(type == "string")' "$tmp/stderr.json" |
+		grep -cF '(1 record from dmesg-evil\x1b]0;owned\a\npstored: forged line\u009b?25l-1).')" 1
+check "crash MESSAGE: printable, no control character" \
+	eq "$(jq "select(($printable) | not)" "$tmp/message.json")" ""
+check "crash MESSAGE: the panic message and backend escaped" eq "$(jq -r . "$tmp/message.json")" \
+	'Kernel panic in a previous boot: Kernel panic - not syncing: evil ?[2J??25l here in sysrq_handle_crash, saved from evil\x1b]0;owned\a\npstored: forged line\u009b?25l pstore (1 record); see '"'pstorectl show ${id:0:8}'"
+check "control characters: PSTORE_BACKEND as in the name" eq "$(field PSTORE_BACKEND)" \
+	$'evil\e]0;owned\a\npstored: forged line\xc2\x9b?25l'
+
 rm -rf "$tmp"
 checks_done
