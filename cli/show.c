@@ -136,7 +136,8 @@ static void show_crash(json_t *crash, const char *path)
 	/* What a budget of pstored.conf left out: one line per reason. */
 	json_array_foreach(json_object_get(crash, "truncated"), i, reason) {
 		label("Truncated", i == 0);
-		printf("%s\n", json_string_value(reason) ?: "?");
+		utf8_escape_fputs(json_string_value(reason) ?: "?", stdout);
+		putchar('\n');
 	}
 	field("Kernel", crash_string(a, "kernel_version"));
 	field("Message", crash_string(a, "message"));

@@ -123,6 +123,16 @@ check "inflates past MaxRecordSize=: truncated" grep -q \
 	'^MaxRecordSize=1048576: dmesg-erst-[0-9]*.enc.z inflates to more, its first 1048576 bytes are in the log$' \
 	<(jq -r '.truncated[]' "$(crash)/crash.json")
 check "inflates past MaxRecordSize=: invariants" invariants
+# The same under a backend name with a terminal escape: 'pstorectl show' escapes the reason.
+setup inflate-past-max
+esc=$(printf 'dmesg-er\033[2Jst-1.enc.z')
+mv "$tmp"/pstore/dmesg-erst-*.enc.z "$tmp/pstore/$esc"
+mv "$tmp"/orig/dmesg-erst-*.enc.z "$tmp/orig/$esc"
+archive --config=/dev/null
+check "escape in the name: archived" eq "$rc/$(crashes)" 0/1
+check "escape in the name: the reason escaped by show" \
+	grep -qF 'Truncated: MaxRecordSize=1048576: dmesg-er\x1b[2Jst-1.enc.z inflates to more' <(show)
+check "escape in the name: no ESC from show" eval '! show | grep -q "$(printf "\033")"'
 
 # MaxParts=: the newest parts make the log, the others are stored all the same.
 setup erst-multipart
