@@ -122,14 +122,70 @@ static void line_trim(Line *l)
 		l->len--;
 }
 
+/* Where the first clock time "hh:mm:ss" in the first max bytes of l ends, 0 if none. */
+static size_t clock_time_end(const Line *l, size_t max)
+{
+	for (size_t i = 0; i + 8 <= MIN(l->len, max); i++)
+		if (is_digit(l->s[i]) && is_digit(l->s[i + 1]) && l->s[i + 2] == ':' &&
+		    is_digit(l->s[i + 3]) && is_digit(l->s[i + 4]) && l->s[i + 5] == ':' &&
+		    is_digit(l->s[i + 6]) && is_digit(l->s[i + 7]))
+			return i + 8;
+	return 0;
+}
+
+/* The number of words (runs of non-blanks) in the n bytes at s. */
+static size_t count_words(const char *s, size_t n)
+{
+	size_t words = 0;
+
+	for (size_t i = 0; i < n; i++)
+		words += !is_blank(s[i]) && (i == 0 || is_blank(s[i - 1]));
+	return words;
+}
+
+/*
+ * Removes what a log file puts before the kernel's text: the "Dec  2 17:13:53 host kernel: "
+ * of syslog and journalctl (any language's month names; no host in some files),
+ * "2025-12-02T17:13:53+0100 host kernel: " (short-iso), "[ 3846.639479] host kernel: "
+ * (short-monotonic), and the "[Tue Dec  2 17:13:53 2025] " of dmesg -T. A time, then at most
+ * a host name (and a time zone) before "kernel: ": the same words later in a line are text.
+ */
+static void line_strip_log_prefix(Line *l)
+{
+	const Line head = {l->s, MIN(l->len, (size_t)64)};
+	const char *k = line_find(&head, " kernel: ");
+	const char *close = memchr(head.s, ']', head.len);
+	size_t t;
+
+	if (k) {
+		size_t at = (size_t)(k - l->s);
+
+		t = clock_time_end(l, at);
+		if (t == 0 && l->s[0] == '[' && close && close < k)
+			t = (size_t)(close - l->s) + 1;
+		if (t > 0 && count_words(l->s + t, at - t) <= 2) {
+			*l = line_after(l, at + strlen(" kernel: "));
+			return;
+		}
+	}
+	if (l->len > 0 && l->s[0] == '[' && close) {
+		t = clock_time_end(l, (size_t)(close - l->s));
+		if (t > 0 && count_words(l->s, t) >= 4) /* "[Tue Dec  2 17:13:53 2025]" */
+			*l = line_after(l, (size_t)(close - l->s) + 1);
+	}
+}
+
 /*
  * Removes what printk puts before the text: "<N>" (the level, in
  * /dev/kmsg-style dumps), "[    1.234567]" (the time) and "[  T123]" or
- * "[    C1]" (the caller id of CONFIG_PRINTK_CALLER), then whitespace.
+ * "[    C1]" (the caller id of CONFIG_PRINTK_CALLER), then whitespace; before
+ * them, a log file's own prefix (line_strip_log_prefix()).
  */
 static void line_strip_prefixes(Line *l)
 {
 	size_t i;
+
+	line_strip_log_prefix(l);
 
 	if (l->len > 2 && l->s[0] == '<') {
 		for (i = 1; i < l->len && i <= 4 && is_digit(l->s[i]); i++)
@@ -206,7 +262,7 @@ static Event classify_in(const Line *l, const LogHas *has)
 		"Oops: ",
 		"Oops - ",
 		"Oops[#",
-		"Internal error: Oops",
+		"Internal error: ", /* arm, arm64: "Oops", "Oops - BUG", ": 1b", "BRK handler" */
 		"Unable to handle kernel ",
 		"general protection fault",
 		"invalid opcode: ",
@@ -216,7 +272,9 @@ static Event classify_in(const Line *l, const LogHas *has)
 
 	if (l->len < 6)
 		return EVENT_NONE;
-	if (has_prefix(l, "Kernel panic - not syncing"))
+	/* arm64_serror_panic(): the registers, then "Kernel panic - not syncing: Asynchronous
+	 * SError Interrupt" */
+	if (has_prefix(l, "Kernel panic - not syncing") || has_prefix(l, "SError Interrupt on CPU"))
 		return EVENT_PANIC;
 	if (has->soft_lockup && line_find(l, SOFT_LOCKUP_TEXT))
 		return EVENT_SOFT_LOCKUP;
@@ -366,12 +424,54 @@ static bool parse_symbol(const Line *l, Symbol *ret)
 	return true;
 }
 
-/* The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm, powerpc. */
+/*
+ * A frame of arm's backtrace: "[<802b3ffc>] (__sanitizer_cov_trace_pc) from [<802e1324>]
+ * (trace_hardirqs_off+0x6c/0x120)", the function first, with " [module]" if it has one.
+ */
+static bool parse_arm_frame(const Line *l, Symbol *ret)
+{
+	size_t i = skip_blanks(l, 0), start;
+
+	if (i + 2 >= l->len || l->s[i] != '[' || l->s[i + 1] != '<')
+		return false;
+	i = skip_hex(l, i + 2);
+	if (i + 4 > l->len || memcmp(l->s + i, ">] (", 4) != 0)
+		return false;
+	start = i += 4;
+	while (i < l->len && l->s[i] != ')' && !is_blank(l->s[i]) && i - start <= NAME_MAX_LEN)
+		i++;
+	if (i == start || i >= l->len || i - start > NAME_MAX_LEN)
+		return false;
+	*ret = (Symbol){.name = {l->s + start, i - start}};
+	if (l->s[i] == ' ' && i + 1 < l->len && l->s[i + 1] == '[') {
+		start = i += 2;
+		while (i < l->len && l->s[i] != ']' && i - start <= NAME_MAX_LEN)
+			i++;
+		if (i < l->len && i > start && i - start <= NAME_MAX_LEN)
+			ret->module = (Line){l->s + start, i - start};
+	}
+	return memmem(l->s + i, l->len - i, ") from ", strlen(") from ")) != NULL;
+}
+
+/*
+ * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
+ * powerpc, and s390's "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
+ */
 static bool parse_ip_line(const Line *l, Symbol *ret)
 {
 	static const char *const prefixes[] = {
 		"RIP: ", "IP: ", "EIP: ", "EIP is at ", "pc : ", "PC is at ", "NIP [",
 	};
+
+	if (has_prefix(l, "Krnl PSW : ")) {
+		const char *open = memchr(l->s, '(', l->len);
+		Line rest;
+
+		if (!open)
+			return false;
+		rest = line_after(l, (size_t)(open - l->s) + 1);
+		return parse_symbol(&rest, ret) && !ret->unreliable;
+	}
 
 	for (size_t k = 0; k < ARRAY_SIZE(prefixes); k++) {
 		size_t n = strlen(prefixes[k]);
@@ -429,6 +529,13 @@ static bool is_generic_frame(const char *name, size_t len)
 		"el1h_64_sync_handler",
 		"el1h_64_sync",
 		"arm64_notify_die",
+		"arm64_serror_panic", /* an SError: the frames after el1h_64_error tell where */
+		"arm64_is_fatal_ras_serror",
+		"do_serror",
+		"el1h_64_error_handler",
+		"el1h_64_error",
+		"abort", /* noreturn calls end a function: the return address is the next one */
+		"add_taint",
 		"mce_panic",
 		"__schedule_bug",
 		"__schedule",
@@ -476,10 +583,40 @@ static bool is_trace_marker(const Line *l)
 	return has_prefix(l, "--- interrupt:");
 }
 
+/*
+ * Lines inside a call trace that are not frames: arm's saved registers ("r7:00000000
+ * r6:82622e04") and exception stacks ("Exception stack(0xdceed458 to 0xdceed4a0)" and its
+ * "d440: 00000000 c09e0f2c" dump), and the inlined functions of a trace decoded with
+ * decode_stacktrace.sh or syzkaller ("cpumask_first include/linux/cpumask.h:214 [inline]").
+ */
+static bool is_trace_noise(const Line *l)
+{
+	size_t i;
+
+	if (has_prefix(l, "Exception stack(") ||
+	    (l->len > 8 && memcmp(l->s + l->len - 8, "[inline]", 8) == 0))
+		return true;
+	if (l->len > 3 && l->s[0] == 'r' && is_digit(l->s[1]))
+		return memchr(l->s, ':', MIN(l->len, (size_t)4)) != NULL;
+	i = skip_hex(l, 0);
+	return i >= 3 && i + 1 < l->len && l->s[i] == ':' && l->s[i + 1] == ' ';
+}
+
+/* "CPU: 0 PID: 1 Comm: sh ...", 2.6's "Pid: 1, comm: sh ...", 32-bit powerpc's
+ * "TASK = cfa5d000[950] 'bash' THREAD: cf9ce000" */
 static bool is_task_line(const Line *l)
 {
 	return (has_prefix(l, "CPU: ") && line_find(l, " PID: ") && line_find(l, " Comm: ")) ||
-	       (has_prefix(l, "Pid: ") && line_find(l, ", comm: "));
+	       (has_prefix(l, "Pid: ") && line_find(l, ", comm: ")) ||
+	       (has_prefix(l, "TASK = ") && line_find(l, "] '"));
+}
+
+/* powerpc's "REGS: cf9cfe40 TRAP: 0300 Not tainted (2.6.25-rc2)" */
+static bool is_taint_line(const Line *l)
+{
+	return has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ") ||
+	       (has_prefix(l, "REGS: ") &&
+		(line_find(l, " Not tainted") || line_find(l, " Tainted:")));
 }
 
 static void report_scan(Report *r, const Line *lines, size_t start, size_t end)
@@ -489,15 +626,15 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end)
 
 		if (!r->task_line && is_task_line(l))
 			r->task_line = l;
-		else if (!r->taint_line &&
-			 (has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ")))
+		else if (!r->taint_line && is_taint_line(l))
 			r->taint_line = l;
 		else if (!r->hardware_line && has_prefix(l, "Hardware name: "))
 			r->hardware_line = l;
 		else if (!r->have_ip && parse_ip_line(l, &r->ip))
 			r->have_ip = true;
 		else if (!r->trace_start &&
-			 (has_prefix(l, "Call Trace:") || has_prefix(l, "Call trace:"))) {
+			 (has_prefix(l, "Call Trace:") || has_prefix(l, "Call trace:") ||
+			  has_prefix(l, "Backtrace:"))) {
 			r->trace_start = l;
 			r->trace_index = i;
 		}
@@ -585,10 +722,11 @@ static int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start
 
 		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels */
 		if (i == start)
-			l = line_after(&l, strlen("Call Trace:"));
-		else if (is_trace_marker(&l))
+			l = line_after(&l, has_prefix(&l, "Backtrace:") ? strlen("Backtrace:")
+									: strlen("Call Trace:"));
+		else if (is_trace_marker(&l) || is_trace_noise(&l))
 			continue;
-		if (!parse_symbol(&l, &sym)) {
+		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym)) {
 			if (i == start)
 				continue;
 			break;
@@ -606,13 +744,22 @@ static int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start
 	return 0;
 }
 
-/* Reads "Not tainted 6.1.0-18-amd64 #1 ..." or "Tainted: G      D W  O      6.1.0 #1 ...". */
-static int analysis_read_taint(DmesgAnalysis *a, const Line *l)
+/*
+ * Reads "Not tainted 6.1.0-18-amd64 #1 ...", "Tainted: G      D W  O      6.1.0 #1 ..." or, after
+ * powerpc's "REGS: ... TRAP: 0300 ", "Not tainted (2.6.25-rc2)".
+ */
+static int analysis_read_taint(DmesgAnalysis *a, const Line *line)
 {
+	const char *t = NULL;
+	Line rest = *line;
+	const Line *l = &rest;
 	char letters[33];
 	size_t n = 0, i;
 	bool tainted;
 
+	if (has_prefix(line, "REGS: ") &&
+	    ((t = line_find(line, " Not tainted")) || (t = line_find(line, " Tainted:"))))
+		rest = (Line){t + 1, (size_t)(line->s + line->len - t - 1)};
 	if (has_prefix(l, "Not tainted"))
 		i = strlen("Not tainted"), tainted = false;
 	else if (has_prefix(l, "Tainted:"))
@@ -620,8 +767,9 @@ static int analysis_read_taint(DmesgAnalysis *a, const Line *l)
 	else
 		return 0;
 
-	/* Taint columns are upper-case letters or blanks; the version starts with a digit. */
-	for (; i < l->len && !is_digit(l->s[i]); i++) {
+	/* Taint columns are upper-case letters or blanks; the version starts with a digit, in
+	 * parentheses on powerpc. */
+	for (; i < l->len && !is_digit(l->s[i]) && l->s[i] != '('; i++) {
 		if (!tainted)
 			break;
 		if (l->s[i] >= 'A' && l->s[i] <= 'Z') {
@@ -631,6 +779,8 @@ static int analysis_read_taint(DmesgAnalysis *a, const Line *l)
 			return 0;				 /* not a taint string */
 	}
 	i = skip_blanks(l, i);
+	if (i < l->len && l->s[i] == '(')
+		i++;
 	letters[n] = '\0';
 	if (!a->taint) {
 		a->taint = strdup(letters);
@@ -640,7 +790,7 @@ static int analysis_read_taint(DmesgAnalysis *a, const Line *l)
 	if (i < l->len && is_digit(l->s[i])) {
 		size_t start = i;
 
-		while (i < l->len && !is_blank(l->s[i]))
+		while (i < l->len && !is_blank(l->s[i]) && l->s[i] != ')')
 			i++;
 		return set_text(&a->kernel_version, l->s + start, i - start, NAME_MAX_LEN);
 	}
@@ -661,6 +811,23 @@ static int parse_pid(const char *s, size_t len)
 	return (int)v;
 }
 
+/* "TASK = cfa5d000[950] 'bash' THREAD: cf9ce000" */
+static int analysis_read_ppc_task(DmesgAnalysis *a, const Line *l)
+{
+	const char *open = memchr(l->s, '[', l->len), *quote = line_find(l, "] '"), *end;
+
+	if (!open || !quote || open > quote || a->comm)
+		return 0;
+	end = memchr(quote + 3, '\'', (size_t)(l->s + l->len - quote - 3));
+	if (!end)
+		return 0;
+	a->comm = text_dup(quote + 3, (size_t)(end - quote - 3), NAME_MAX_LEN);
+	if (!a->comm)
+		return -ENOMEM;
+	a->pid = parse_pid(open + 1, (size_t)(quote - open - 1));
+	return 0;
+}
+
 /* "CPU: 0 PID: 1 Comm: sh Not tainted 6.1.0 #1 ..." or "Pid: 1, comm: sh Tainted: ...". */
 static int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_task)
 {
@@ -668,6 +835,8 @@ static int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_ta
 	size_t pid_len = 0;
 	Line rest;
 
+	if (has_prefix(l, "TASK = "))
+		return take_task ? analysis_read_ppc_task(a, l) : 0;
 	if (has_prefix(l, "CPU: ")) {
 		pid_at = line_find(l, " PID: ") + strlen(" PID: ");
 		comm_at = line_find(l, " Comm: ") + strlen(" Comm: ");
@@ -729,6 +898,19 @@ static int analysis_read_event_task(DmesgAnalysis *a, Event kind, const Line *l)
 						      (size_t)(l->s + l->len - open - 2));
 	}
 	return 0;
+}
+
+/* "Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: func+0x7ea/0x7f0" */
+static bool parse_stack_protector_symbol(const Line *l, Symbol *ret)
+{
+	static const char marker[] = "Kernel stack is corrupted in: ";
+	const char *at = line_find(l, marker);
+	Line rest;
+
+	if (!at)
+		return false;
+	rest = (Line){at + strlen(marker), (size_t)(l->s + l->len - at - strlen(marker))};
+	return parse_symbol(&rest, ret) && !ret->unreliable;
 }
 
 /* "WARNING: CPU: 1 PID: 42 at drivers/foo.c:12 foo_probe+0x12/0x40 [foo]" */
@@ -941,14 +1123,17 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 			if (r < 0)
 				return r;
 		}
-		/* Where it happened: the instruction pointer, else the WARNING line, else the
-		 * first frame of the trace that is not the reporting machinery (panic(), ...). */
-		if (report.have_ip)
-			sym = report.ip;
-		else if (!(classify(&lines[start]) == EVENT_WARNING &&
-			   parse_warning_symbol(&lines[start], &sym)) &&
-			 have_frame)
-			sym = frame;
+		/* Where it happened: the function the stack protector names, the instruction
+		 * pointer, else the WARNING line, else the first frame of the trace that is not
+		 * the reporting machinery (panic(), ...). */
+		if (!parse_stack_protector_symbol(&lines[start], &sym)) {
+			if (report.have_ip)
+				sym = report.ip;
+			else if (!(classify(&lines[start]) == EVENT_WARNING &&
+				   parse_warning_symbol(&lines[start], &sym)) &&
+				 have_frame)
+				sym = frame;
+		}
 		if (sym.name.len > 0) {
 			r = set_text(&a->function, sym.name.s, sym.name.len, NAME_MAX_LEN);
 			if (r < 0)
