@@ -583,17 +583,43 @@ static bool is_trace_marker(const Line *l)
 	return has_prefix(l, "--- interrupt:");
 }
 
+/* Removes a marker that older kernels print before the first frame: "<IRQ>  [<ffff...>] ...". */
+static void line_skip_marker(Line *l)
+{
+	static const char *const markers[] = {"<IRQ>", "<NMI>", "<EOI>"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(markers); i++)
+		if (has_prefix(l, markers[i])) {
+			*l = line_after(l, strlen(markers[i]));
+			line_trim(l);
+			return;
+		}
+}
+
+/* The length of the line that starts a call trace, 0 if l does not. */
+static size_t trace_header_len(const Line *l)
+{
+	static const char *const headers[] = {"Call Trace:", "Call trace:", "Backtrace:"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(headers); i++)
+		if (has_prefix(l, headers[i]))
+			return strlen(headers[i]);
+	return 0;
+}
+
 /*
  * Lines inside a call trace that are not frames: arm's saved registers ("r7:00000000
  * r6:82622e04") and exception stacks ("Exception stack(0xdceed458 to 0xdceed4a0)" and its
- * "d440: 00000000 c09e0f2c" dump), and the inlined functions of a trace decoded with
- * decode_stacktrace.sh or syzkaller ("cpumask_first include/linux/cpumask.h:214 [inline]").
+ * "d440: 00000000 c09e0f2c" dump), s390's frames taken from a register rather than the stack
+ * ("([<000003ff8086d036>] will_oops_init+0x36/0x1000 [will_oops])", often stale), and the
+ * inlined functions of a trace decoded with decode_stacktrace.sh or syzkaller
+ * ("cpumask_first include/linux/cpumask.h:214 [inline]").
  */
 static bool is_trace_noise(const Line *l)
 {
 	size_t i;
 
-	if (has_prefix(l, "Exception stack(") ||
+	if (has_prefix(l, "Exception stack(") || has_prefix(l, "([<") ||
 	    (l->len > 8 && memcmp(l->s + l->len - 8, "[inline]", 8) == 0))
 		return true;
 	if (l->len > 3 && l->s[0] == 'r' && is_digit(l->s[1]))
@@ -632,9 +658,9 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end)
 			r->hardware_line = l;
 		else if (!r->have_ip && parse_ip_line(l, &r->ip))
 			r->have_ip = true;
+		/* arm's unwinder prints the frames right after the stack, without a header */
 		else if (!r->trace_start &&
-			 (has_prefix(l, "Call Trace:") || has_prefix(l, "Call trace:") ||
-			  has_prefix(l, "Backtrace:"))) {
+			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}))) {
 			r->trace_start = l;
 			r->trace_index = i;
 		}
@@ -722,10 +748,10 @@ static int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start
 
 		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels */
 		if (i == start)
-			l = line_after(&l, has_prefix(&l, "Backtrace:") ? strlen("Backtrace:")
-									: strlen("Call Trace:"));
+			l = line_after(&l, trace_header_len(&l));
 		else if (is_trace_marker(&l) || is_trace_noise(&l))
 			continue;
+		line_skip_marker(&l);
 		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym)) {
 			if (i == start)
 				continue;
@@ -1027,6 +1053,54 @@ static int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n)
 	return 0;
 }
 
+/* A task line cut in two: "CPU: 1 PID: 1" and "88243 Comm: X Not tainted 5.3.6 #1". */
+static bool is_wrapped_task_line(const Line *first, const Line *second)
+{
+	return has_prefix(first, "CPU: ") && line_find(first, " PID:") &&
+	       !line_find(first, "ainted") && !has_prefix(second, "CPU: ") &&
+	       (line_find(second, " tainted") || line_find(second, "Tainted:"));
+}
+
+/*
+ * Joins the task lines that a console or a copy and paste wrapped, in a buffer of their own
+ * (*ret_buf, NULL when there are none) that the joined lines point into. A number cut in two
+ * is joined without a blank, anything else with one.
+ */
+static int join_wrapped_task_lines(Line *lines, size_t n, char **ret_buf)
+{
+	size_t size = 0, o = 0;
+	char *buf;
+
+	*ret_buf = NULL;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (is_wrapped_task_line(&lines[i], &lines[i + 1]))
+			size += lines[i].len + 1 + lines[i + 1].len;
+	if (size == 0)
+		return 0;
+	buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i + 1 < n; i++) {
+		Line *first = &lines[i], *second = &lines[i + 1];
+		char *joined = buf + o;
+
+		if (!is_wrapped_task_line(first, second))
+			continue;
+		memcpy(buf + o, first->s, first->len);
+		o += first->len;
+		if (!(first->len > 0 && is_digit(first->s[first->len - 1]) && second->len > 0 &&
+		      is_digit(second->s[0])))
+			buf[o++] = ' ';
+		memcpy(buf + o, second->s, second->len);
+		o += second->len;
+		*first = (Line){joined, (size_t)(buf + o - joined)};
+		second->len = 0;
+		i++;
+	}
+	*ret_buf = buf;
+	return 0;
+}
+
 /* The report that tells what the crash was, and the reason to give it. */
 static size_t choose_report(const size_t first[_EVENT_MAX], size_t none, Event *ret_kind)
 {
@@ -1209,6 +1283,7 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 {
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
 	_cleanup_free_ Line *lines = NULL;
+	_cleanup_free_ char *joined = NULL;
 	LogHas has;
 	size_t n;
 	int r;
@@ -1222,6 +1297,9 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 		return -ENOMEM;
 
 	r = split_lines(log, len, &lines, &n);
+	if (r < 0)
+		return r;
+	r = join_wrapped_task_lines(lines, n, &joined);
 	if (r < 0)
 		return r;
 	has = log_has(log, len);
