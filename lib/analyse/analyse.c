@@ -544,6 +544,23 @@ static bool is_generic_frame(const char *name, size_t len)
 		"schedule_preempt_disabled",
 		"io_schedule",
 		"io_schedule_timeout",
+		/* where a hung task sleeps: the function that took the lock is the answer */
+		"rwsem_down_read_failed",
+		"rwsem_down_read_slowpath",
+		"call_rwsem_down_read_failed",
+		"rwsem_down_write_failed",
+		"rwsem_down_write_slowpath",
+		"call_rwsem_down_write_failed",
+		"down_read",
+		"down_write",
+		"__mutex_lock",
+		"__mutex_lock_common",
+		"__mutex_lock_slowpath",
+		"mutex_lock",
+		"mutex_lock_nested",
+		"wait_for_completion",
+		"__wait_for_common",
+		"wait_for_common",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(generic); i++)
@@ -926,16 +943,24 @@ static int analysis_read_event_task(DmesgAnalysis *a, Event kind, const Line *l)
 	return 0;
 }
 
-/* "Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: func+0x7ea/0x7f0" */
-static bool parse_stack_protector_symbol(const Line *l, Symbol *ret)
+/*
+ * The function that the first line of a report names: "Kernel panic - not syncing:
+ * stack-protector: Kernel stack is corrupted in: func+0x7ea/0x7f0", "BUG: KASAN:
+ * slab-use-after-free in lock_timer_base+0x1d9/0x220".
+ */
+static bool parse_message_symbol(const Line *l, Symbol *ret)
 {
-	static const char marker[] = "Kernel stack is corrupted in: ";
-	const char *at = line_find(l, marker);
+	static const char corrupted[] = "Kernel stack is corrupted in: ";
+	const char *at = line_find(l, corrupted);
 	Line rest;
 
-	if (!at)
+	if (at)
+		at += strlen(corrupted);
+	else if (has_prefix(l, "BUG: KASAN: ") && (at = line_find(l, " in ")))
+		at += strlen(" in ");
+	else
 		return false;
-	rest = (Line){at + strlen(marker), (size_t)(l->s + l->len - at - strlen(marker))};
+	rest = (Line){at, (size_t)(l->s + l->len - at)};
 	return parse_symbol(&rest, ret) && !ret->unreliable;
 }
 
@@ -1101,6 +1126,41 @@ static int join_wrapped_task_lines(Line *lines, size_t n, char **ret_buf)
 	return 0;
 }
 
+/* The N of " PID: N" in a WARNING or task line, -1 if none. */
+static int line_pid(const Line *l)
+{
+	const char *p = line_find(l, " PID: ");
+	size_t n = 0;
+
+	if (!p)
+		return -1;
+	p += strlen(" PID: ");
+	while (p + n < l->s + l->len && is_digit(p[n]))
+		n++;
+	return parse_pid(p, n);
+}
+
+/*
+ * Whether the WARNING at line warning caused the oops or BUG report at start: a report of the
+ * same task that follows it closely (a WARNING about freeing, then KASAN's invalid-free).
+ */
+static bool warning_caused(const Line *lines, size_t n, size_t warning, size_t start)
+{
+	size_t end;
+	int pid;
+
+	if (warning >= start || start - warning > REPORT_LINES_MAX)
+		return false;
+	pid = line_pid(&lines[warning]);
+	if (pid < 0)
+		return false;
+	end = report_end(lines, n, start);
+	for (size_t i = start; i < end; i++)
+		if (is_task_line(&lines[i]))
+			return line_pid(&lines[i]) == pid;
+	return false;
+}
+
 /* The report that tells what the crash was, and the reason to give it. */
 static size_t choose_report(const size_t first[_EVENT_MAX], size_t none, Event *ret_kind)
 {
@@ -1159,7 +1219,10 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 		Event cause = panic_cause(&lines[start]);
 		size_t oops = MIN(first[EVENT_OOPS], first[EVENT_BUG]);
 
-		if (cause == EVENT_OOPS && oops != n) {
+		/* "KASAN: panic_on_warn set ...": KASAN and UBSAN reports panic as a WARNING
+		 * does, and the first report is the cause. */
+		if ((cause == EVENT_OOPS && oops != n) ||
+		    (cause == EVENT_WARNING && first[EVENT_WARNING] == n && oops < start)) {
 			kind = first[EVENT_OOPS] < first[EVENT_BUG] ? EVENT_OOPS : EVENT_BUG;
 			start = oops;
 		} else if (cause != EVENT_PANIC) {
@@ -1167,6 +1230,11 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 			if (first[cause] != n)
 				start = first[cause];
 		}
+	}
+	if ((kind == EVENT_OOPS || kind == EVENT_BUG) &&
+	    warning_caused(lines, n, first[EVENT_WARNING], start)) {
+		kind = EVENT_WARNING;
+		start = first[EVENT_WARNING];
 	}
 	a->reason = strdup(event_reasons[kind]);
 	if (!a->reason)
@@ -1190,6 +1258,9 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 		 * what is left of that report is before the panic line. */
 		if (kind != EVENT_PANIC && classify(&lines[start]) == EVENT_PANIC)
 			report_scan(&report, lines, report_begin(lines, start), start);
+		/* arm64's "kernel stack overflow" panics after the registers of the overflow */
+		else if (kind == EVENT_PANIC && line_find(&lines[start], "stack overflow"))
+			report_scan(&report, lines, report_begin(lines, start), start);
 
 		if (report.trace_start) {
 			r = analysis_read_trace(a, lines, report.trace_index, n, &frame,
@@ -1197,10 +1268,10 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 			if (r < 0)
 				return r;
 		}
-		/* Where it happened: the function the stack protector names, the instruction
+		/* Where it happened: the function the report's first line names, the instruction
 		 * pointer, else the WARNING line, else the first frame of the trace that is not
 		 * the reporting machinery (panic(), ...). */
-		if (!parse_stack_protector_symbol(&lines[start], &sym)) {
+		if (!parse_message_symbol(&lines[start], &sym)) {
 			if (report.have_ip)
 				sym = report.ip;
 			else if (!(classify(&lines[start]) == EVENT_WARNING &&
