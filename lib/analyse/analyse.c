@@ -664,8 +664,15 @@ static bool is_taint_line(const Line *l)
 
 static void report_scan(Report *r, const Line *lines, size_t start, size_t end)
 {
+	bool in_trace = false;
+
 	for (size_t i = start; i < end; i++) {
 		const Line *l = &lines[i];
+
+		if (trace_header_len(l) > 0)
+			in_trace = true;
+		else if (has_prefix(l, "---[ end "))
+			in_trace = false;
 
 		if (!r->task_line && is_task_line(l))
 			r->task_line = l;
@@ -673,7 +680,8 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end)
 			r->taint_line = l;
 		else if (!r->hardware_line && has_prefix(l, "Hardware name: "))
 			r->hardware_line = l;
-		else if (!r->have_ip && parse_ip_line(l, &r->ip))
+		/* inside a trace, an instruction pointer is that of an interrupted context */
+		else if (!r->have_ip && !in_trace && parse_ip_line(l, &r->ip))
 			r->have_ip = true;
 		/* arm's unwinder prints the frames right after the stack, without a header */
 		else if (!r->trace_start &&
