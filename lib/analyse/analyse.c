@@ -538,6 +538,10 @@ static bool is_generic_frame(const char *name, size_t len)
 		"add_taint",
 		"mce_panic",
 		"__schedule_bug",
+		"__might_sleep", /* "BUG: sleeping function called from invalid context" */
+		"___might_sleep",
+		"__might_fault",
+		"might_fault",
 		"__schedule",
 		"schedule",
 		"schedule_timeout",
