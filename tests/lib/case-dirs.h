@@ -42,6 +42,7 @@ size_t test_case_count_in(const char *suite, const char *dir_name);
 
 /*
  * Whether every key of expected is in actual with the same value, recursively for objects and
- * for arrays of the same length. On a mismatch, *ret_where says where (the caller frees it).
+ * for arrays of the same length; an empty object in expected must be empty in actual. On a
+ * mismatch, *ret_where says where (the caller frees it).
  */
 bool test_json_subset(const json_t *expected, const json_t *actual, char **ret_where);
