@@ -537,6 +537,11 @@ static bool erst_records_contain(const struct list_head *records, u64 id)
  * seen (firmware that starts over, or that only moves on once a record was
  * read), or the bound is reached. The records are appended to @records,
  * whole and byte for byte; the lock is held for one record at a time.
+ *
+ * A record is copied out of the error log address range, under the lock,
+ * into one buffer of the range's size, and from there into an allocation of
+ * its own length: reading costs that buffer and what the records hold, not
+ * the range's size (up to 1 MiB) for every record.
  */
 int erst_fw_read_all(struct list_head *records)
 {
@@ -544,21 +549,21 @@ int erst_fw_read_all(struct list_head *records)
 	struct erst_record *rec;
 	u64 id, first = ERST_ID_END;
 	unsigned long flags;
+	void *buf;
 	u32 len = 0;
 	int rc = 0;
 
-	for (steps = 0; steps < 2 * ERST_MAX_RECORDS && found < ERST_MAX_RECORDS; steps++) {
-		rec = kmalloc(struct_size(rec, data, erst.erange_size), GFP_KERNEL);
-		if (!rec)
-			return -ENOMEM;
+	buf = kvmalloc(erst.erange_size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
 
+	for (steps = 0; steps < 2 * ERST_MAX_RECORDS && found < ERST_MAX_RECORDS; steps++) {
 		raw_spin_lock_irqsave(&erst_lock, flags);
 		rc = erst_run_value(ACPI_ERST_GET_RECORD_ID, 0, &id);
 		if (rc || id == ERST_ID_END || id == ERST_ID_UNSPECIFIED || id == first ||
 		    erst_records_contain(records, id)) {
 			raw_spin_unlock_irqrestore(&erst_lock, flags);
-			kfree(rec);
-			return rc;
+			break;
 		}
 		if (first == ERST_ID_END)
 			first = id;
@@ -569,7 +574,7 @@ int erst_fw_read_all(struct list_head *records)
 			memcpy(&raw_len, (u8 *)erst.erange + CPER_LENGTH_OFFSET, sizeof(raw_len));
 			len = le32_to_cpu(raw_len);
 			if (len >= CPER_HEADER_LEN && len <= erst.erange_size)
-				memcpy(rec->data, erst.erange, len);
+				memcpy(buf, erst.erange, len);
 			else
 				rc = -EBADMSG;
 		}
@@ -577,26 +582,32 @@ int erst_fw_read_all(struct list_head *records)
 
 		if (rc == -ENOENT) {
 			/* erased since the id was handed out */
-			kfree(rec);
+			rc = 0;
 			continue;
 		}
 		if (rc == -EBADMSG) {
 			pr_warn(FW_BUG "record %#llx has an invalid length %u (range %llu); skipped\n",
 				id, len, erst.erange_size);
-			kfree(rec);
+			rc = 0;
 			continue;
 		}
 		if (rc) {
 			pr_err("reading record %#llx failed: %d\n", id, rc);
-			kfree(rec);
-			return rc;
+			break;
 		}
+		rec = kmalloc(struct_size(rec, data, len), GFP_KERNEL);
+		if (!rec) {
+			rc = -ENOMEM;
+			break;
+		}
+		memcpy(rec->data, buf, len);
 		rec->id = id;
 		rec->len = len;
 		list_add_tail(&rec->node, records);
 		found++;
 	}
-	return 0;
+	kvfree(buf);
+	return rc;
 }
 
 static const char *erst_action_name(u8 action)

@@ -21,7 +21,7 @@ ssize_t erst_fw_record_count(void);
 int erst_fw_write(int (*fill)(void *buf, size_t size, void *arg), void *arg);
 int erst_fw_clear(u64 record_id);
 
-/* One record as read from ERST: the whole CPER record, byte for byte. */
+/* One record as read from ERST: the whole CPER record, byte for byte, its header at least. */
 struct erst_record {
 	struct list_head node;
 	u64 id;
@@ -38,7 +38,7 @@ struct erst_pstore_view {
 	bool compressed;
 	time64_t time;
 	const u8 *payload;
-	size_t payload_len;
+	size_t payload_len; /* never 0: the pstore core takes a read() of 0 for the end */
 };
 
 void erst_record_view(const struct erst_record *rec, struct erst_pstore_view *view);

@@ -101,12 +101,17 @@ void erst_record_view(const struct erst_record *rec, struct erst_pstore_view *vi
 	if (timestamp_valid)
 		view->time = rcd->hdr.timestamp;
 
-	/* a pstore record that does not hold together is shown whole */
+	/*
+	 * A pstore record that does not hold together is shown whole, and so
+	 * is one whose section is empty: a file of 0 bytes is nothing to
+	 * archive, and the pstore core takes a read() of 0 bytes for the end
+	 * of the records, which would hide this one and all after it.
+	 */
 	if (rec->len < sizeof(*rcd) || rcd->hdr.section_count < 1)
 		return;
 	off = rcd->sec.section_offset;
 	len = rcd->sec.section_length;
-	if (off < sizeof(*rcd) || off > rec->len || len > rec->len - off)
+	if (off < sizeof(*rcd) || off > rec->len || !len || len > rec->len - off)
 		return;
 
 	if (guid_equal(&rcd->sec.section_type, &cper_section_dmesg)) {

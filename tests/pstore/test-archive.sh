@@ -252,13 +252,30 @@ check "--no-journal: stored" eq "$(crashes)" 1
 check "--no-journal: no entry" eq "$(entries)" 0
 check "--no-unlink: kept" eq "$(left)" 3
 
+# A mistake in the configuration is a warning: the boot's crashes are archived all the same.
 setup erst-multipart
-printf '[Archive]\nBogus=1\n' >"$tmp/bad.conf"
+printf '[Archive]\nUnlnk=no\nMaxRecordSize=lots\n[Target.t]\nType=http-json\n' >"$tmp/bad.conf"
 archive --config="$tmp/bad.conf"
-check "bad config: exit status" eq "$rc" 1
-check "bad config: names file and line" \
-	grep -q "Failed to load the configuration: $tmp/bad.conf:2: .*(see pstored.conf(5))" "$tmp/out"
-check "bad config: records stay" eq "$(left)" 3
+check "bad config: exit status" eq "$rc" 0
+check "bad config: archived all the same" eq "$(crashes)" 1
+check "bad config: one journal entry" eq "$(entries)" 1
+check "bad config: pstore erased" eq "$(left)" 0
+check "bad config: unknown key named with file and line" grep -qxF \
+	"pstored: $tmp/bad.conf:2: unknown key 'Unlnk' in section [Archive]; line ignored" "$tmp/out"
+check "bad config: bad value named with file, line and the default" grep -qxF \
+	"pstored: $tmp/bad.conf:3: invalid value 'lots' for key 'MaxRecordSize' in section [Archive]: expected a size in bytes greater than 0, like 512K or 1M (K, M, G, T are powers of 1024); line ignored, MaxRecordSize= keeps its previous value (default 1M)" \
+	"$tmp/out"
+check "bad config: incomplete target disabled" grep -qxF \
+	"pstored: $tmp/bad.conf:4: [Target.t] has no URL=; [Target.t] disabled" "$tmp/out"
+
+# Only a file named on the command line that cannot be read stops the run.
+setup erst-multipart
+archive --config="$tmp/nonexistent.conf"
+check "missing --config: exit status" eq "$rc" 1
+check "missing --config: names the file" grep -qF \
+	"Failed to load the configuration: $tmp/nonexistent.conf: No such file or directory (see pstored.conf(5))" \
+	"$tmp/out"
+check "missing --config: records stay" eq "$(left)" 3
 
 rm -rf "$tmp"
 checks_done
