@@ -15,8 +15,9 @@
  *               own files (index, dmesg.txt, records, ...) but crash.json
  *   names-bytes names of any bytes the kernel could give (invalid UTF-8)
  *   names-store a record named crash.json
- *   sizes       empty and one-byte records, records just under and over
+ *   sizes       one-byte records, records just under and over
  *               MaxRecordSize, sparse files of 64 MiB
+ *   empty       records of 0 bytes
  *   zlib        .enc.z records, raw deflate and zlib-wrapped, inflating to
  *               at most 256 KiB
  *   zlib-corrupt  the same, some truncated, with a flipped bit, or garbage
@@ -372,8 +373,7 @@ static void put_sized(const char *name, size_t len, bool sparse)
 static void class_sizes(void)
 {
 	static const char *const types[] = {"dmesg", "console", "pmsg", "ftrace", "mce", "rtas"};
-	const size_t sizes[] = {0,
-				1,
+	const size_t sizes[] = {1,
 				13,
 				14,
 				PSTORE_HEADER_MAX,
@@ -395,6 +395,17 @@ static void class_sizes(void)
 
 		record_name(name, sizeof(name), PICK(types), false);
 		put_sized(name, 64 * 1024 * 1024, true);
+	}
+}
+
+static void class_empty(void)
+{
+	static const char *const types[] = {"dmesg", "console", "mce", "rtas"};
+	char name[128];
+
+	for (unsigned i = 0, n = 1 + (unsigned)below(3); i < n; i++) {
+		record_name(name, sizeof(name), PICK(types), false);
+		put_file(pstore_fd, name, "", 0, i);
 	}
 }
 
@@ -636,6 +647,7 @@ static const struct {
 	{"names-bytes", class_names_bytes},
 	{"names-store", class_names_store},
 	{"sizes", class_sizes},
+	{"empty", class_empty},
 	{"zlib", class_zlib},
 	{"zlib-corrupt", class_zlib_corrupt},
 	{"zlib-bomb", class_zlib_bomb},

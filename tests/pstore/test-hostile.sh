@@ -28,7 +28,8 @@
 # fixes of issue 24 land: huge-parts (finding 1: runs out of memory),
 # names-bytes (a name that is not UTF-8 fails as "Out of memory" and stays
 # in pstore), names-store (finding 7: a record named crash.json fails every
-# run), zlib-corrupt (a corrupt .enc.z record stays in pstore for ever),
+# run), empty (an empty dmesg record makes a kernel crash without
+# dmesg.txt), zlib-corrupt (a corrupt .enc.z record stays in pstore for ever),
 # zlib-bomb and zlib-many (finding 3), cper-many and cper-bomb (finding 2:
 # no budget for decoded sections), links (finding 7: a hard link to a file
 # outside pstore is stored).
