@@ -16,8 +16,10 @@
  *   names-bytes names of any bytes the kernel could give (invalid UTF-8)
  *   names-store a record named crash.json
  *   sizes       one-byte records, records just under and over
- *               MaxRecordSize, sparse files of 64 MiB
- *   empty       records of 0 bytes
+ *               MaxRecordSize, sparse files of 64 MiB (no logs)
+ *   empty       records of 0 bytes, or of a header line alone
+ *   log-huge    a dmesg record and a console, pmsg or ftrace log of the
+ *               same backend larger than MaxRecordSize
  *   zlib        .enc.z records, raw deflate and zlib-wrapped, inflating to
  *               at most 256 KiB
  *   zlib-corrupt  the same, some truncated, with a flipped bit, or garbage
@@ -372,10 +374,9 @@ static void put_sized(const char *name, size_t len, bool sparse)
 
 static void class_sizes(void)
 {
-	static const char *const types[] = {"dmesg", "console", "pmsg", "ftrace", "mce", "rtas"};
+	/* No logs: one too large to store keeps a crash in pstore (log-huge). */
+	static const char *const types[] = {"dmesg", "mce", "rtas"};
 	const size_t sizes[] = {1,
-				13,
-				14,
 				PSTORE_HEADER_MAX,
 				MAX_RECORD_SIZE - 1,
 				MAX_RECORD_SIZE,
@@ -405,8 +406,21 @@ static void class_empty(void)
 
 	for (unsigned i = 0, n = 1 + (unsigned)below(3); i < n; i++) {
 		record_name(name, sizeof(name), PICK(types), false);
-		put_file(pstore_fd, name, "", 0, i);
+		if (chance(50))
+			put_file(pstore_fd, name, "", 0, i);
+		else /* a header line and nothing else */
+			put_text(name, "Panic#1 Part1\n", i);
 	}
+}
+
+static void class_log_huge(void)
+{
+	static const char *const logs[] = {"console", "pmsg", "ftrace"};
+	char name[128];
+
+	put_text("dmesg-ramoops-0", "Panic#1 Part1\n<0>[ 1.0] Kernel panic - not syncing: x\n", 0);
+	snprintf(name, sizeof(name), "%s-ramoops-0", PICK(logs));
+	put_sized(name, MAX_RECORD_SIZE + 1 + below(MAX_RECORD_SIZE), chance(50));
 }
 
 static void put_compressed(size_t text_len, bool zlib, unsigned part, uint64_t secs, bool damage)
@@ -648,6 +662,7 @@ static const struct {
 	{"names-store", class_names_store},
 	{"sizes", class_sizes},
 	{"empty", class_empty},
+	{"log-huge", class_log_huge},
 	{"zlib", class_zlib},
 	{"zlib-corrupt", class_zlib_corrupt},
 	{"zlib-bomb", class_zlib_bomb},

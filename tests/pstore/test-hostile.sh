@@ -29,7 +29,8 @@
 # names-bytes (a name that is not UTF-8 fails as "Out of memory" and stays
 # in pstore), names-store (finding 7: a record named crash.json fails every
 # run), empty (an empty dmesg record makes a kernel crash without
-# dmesg.txt), zlib-corrupt (a corrupt .enc.z record stays in pstore for ever),
+# dmesg.txt), log-huge (a console log larger than MaxRecordSize keeps the
+# kernel crash it is attached to in pstore), zlib-corrupt (a corrupt .enc.z record stays in pstore for ever),
 # zlib-bomb and zlib-many (finding 3), cper-many and cper-bomb (finding 2:
 # no budget for decoded sections), links (finding 7: a hard link to a file
 # outside pstore is stored).
