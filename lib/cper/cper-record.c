@@ -169,9 +169,9 @@ static json_t *timestamp_json(CperCtx *c, const uint8_t *t, size_t abs_off)
 
 	if (!encoding) {
 		cper_set(c, ts, "encoding", json_string("unknown"));
-		cper_error(c, abs_off,
-			   "timestamp 0x%016" PRIx64 " is neither BCD, binary nor Unix seconds",
-			   raw);
+		cper_note(c, abs_off,
+			  "timestamp 0x%016" PRIx64 " is neither BCD, binary nor Unix seconds",
+			  raw);
 		return ts;
 	}
 
@@ -202,6 +202,15 @@ static json_t *revision_json(uint16_t rev)
 	/* Byte 1 is the major, byte 0 the minor revision, both BCD. */
 	snprintf(buf, sizeof(buf), "%x.%x", rev >> 8, rev & 0xff);
 	return json_string(buf);
+}
+
+/*
+ * Revisions written by real producers, all with the layout of 1.0: 1.x by the UEFI specification,
+ * EDK2 and Linux, 2.10 (0x0210, WHEA_ERROR_RECORD_REVISION) by Windows.
+ */
+static bool revision_known(uint16_t rev)
+{
+	return rev >> 8 == 1 || rev == 0x0210;
 }
 
 static void decode_section(const CperBuf *rec, size_t limit, unsigned idx, json_t *sections)
@@ -303,9 +312,10 @@ static json_t *decode_record(CperCtx *c, const uint8_t *buf, size_t off, size_t 
 	cper_put_bits(c, r, "flags", flags, 4, record_flag_strs, ARRAY_SIZE(record_flag_strs));
 	cper_set(c, r, "persistence_information", cper_hex_u64(cper_le64(p + 108), 8));
 
-	if (cper_le16(p + 4) >> 8 != 1)
-		cper_error(c, off + 4, "record revision %x.%x is not 1.x; decoding as 1.x",
-			   cper_le16(p + 4) >> 8, cper_le16(p + 4) & 0xff);
+	if (!revision_known(cper_le16(p + 4)))
+		cper_note(c, off + 4,
+			  "record revision %x.%x is neither 1.x nor 2.10; decoding as 1.x",
+			  cper_le16(p + 4) >> 8, cper_le16(p + 4) & 0xff);
 
 	size_t fit = (limit - CPER_RECORD_HEADER_SIZE) / CPER_SECTION_DESCRIPTOR_SIZE;
 	if (count > fit)
@@ -353,8 +363,12 @@ int cper_decoder_next(CperDecoder *d, json_t **ret_record, json_t **ret_errors)
 		return 0;
 
 	c.errors = json_array();
-	if (!c.errors)
+	c.notes = json_array();
+	if (!c.errors || !c.notes) {
+		json_decref(c.errors);
+		json_decref(c.notes);
 		return -ENOMEM;
+	}
 
 	if (!header_at(d->buf + off, avail)) {
 		size_t next = find_header(d->buf, d->len, off + 1, d->len);
@@ -413,8 +427,11 @@ int cper_decoder_next(CperDecoder *d, json_t **ret_record, json_t **ret_errors)
 
 		record = decode_record(&c, d->buf, off, limit, rlen);
 		d->off = next;
+		if (record && json_array_size(c.notes) > 0)
+			cper_set(&c, record, "notes", json_incref(c.notes));
 	}
 
+	json_decref(c.notes);
 	if (c.oom) {
 		json_decref(record);
 		json_decref(c.errors);
