@@ -1012,6 +1012,9 @@ static bool run_budget_take(Archive *a, const PstoreCrash *c)
 	uint64_t records = 0, bytes = 0;
 
 	for (size_t i = 0; (rec = pstore_crash_record(c, i)); i++) {
+		/* Such a crash fails at once, having read nothing: see archive_crash(). */
+		if (rec->error < 0)
+			return true;
 		records++;
 		bytes += rec->size;
 	}
