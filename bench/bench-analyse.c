@@ -9,6 +9,8 @@
  * hand. Prints, for each field of expected.json, how many cases the analysis gets right, then per
  * architecture how many it gets right whole and the function and kernel version. A field is right
  * when it equals the expected value; call_trace when its first frames are the expected ones.
+ * Then the signature pairs of DIR/PAIRS ("same" or "different", two cases): whether the two
+ * signatures are equal or differ as labelled.
  * Figures only: tests/analyse/test-analyse.c holds every case to its expected values.
  */
 
@@ -79,6 +81,60 @@ static int analyse_case(int dir_fd, const char *name, json_t **ret_expected, jso
 	if (r < 0)
 		json_decref(*ret_expected);
 	return r;
+}
+
+/* The signature of case name, "" when none, in sig. */
+static int case_signature(int dir_fd, const char *name, char sig[static 64])
+{
+	json_t *expected = NULL, *actual = NULL;
+	int r = analyse_case(dir_fd, name, &expected, &actual);
+
+	if (r < 0)
+		return r;
+	snprintf(sig, 64, "%s", json_string_value(json_object_get(actual, "signature")) ?: "");
+	json_decref(expected);
+	json_decref(actual);
+	return 0;
+}
+
+/* Prints each pair of DIR/PAIRS and whether its signatures are as labelled. */
+static int print_pairs(int dir_fd)
+{
+	_cleanup_free_ char *pairs = NULL;
+	unsigned right[2] = {}, total[2] = {};
+	char *line, *save = NULL;
+	size_t len;
+	int r;
+
+	r = read_full_file_at(dir_fd, "PAIRS", LOG_MAX, &pairs, &len);
+	if (r < 0)
+		return r;
+	printf("\n%-9s %-5s %s\n", "pair", "right", "cases");
+	for (line = strtok_r(pairs, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *label, *first, *second, *field_save = NULL, sig1[64], sig2[64];
+		bool same, ok;
+
+		if (line[0] == '#')
+			continue;
+		label = strtok_r(line, "\t", &field_save);
+		first = strtok_r(NULL, "\t", &field_save);
+		second = strtok_r(NULL, "\t", &field_save);
+		if (!label || !first || !second)
+			return -EBADMSG;
+		r = case_signature(dir_fd, first, sig1);
+		if (r >= 0)
+			r = case_signature(dir_fd, second, sig2);
+		if (r < 0)
+			return r;
+		same = streq(label, "same");
+		ok = sig1[0] && (streq(sig1, sig2) == same);
+		total[same]++;
+		right[same] += ok;
+		printf("%-9s %-5s %s %s\n", label, ok ? "yes" : "NO", first, second);
+	}
+	printf("same-bug pairs right: %u/%u, different-bug pairs right: %u/%u\n", right[1],
+	       total[1], right[0], total[0]);
+	return 0;
 }
 
 static void tally_case(Tally *t, json_t *expected, json_t *actual)
@@ -175,5 +231,10 @@ int main(int argc, char *argv[])
 		       percent(arch[k].whole, arch[k].cases),
 		       percent(arch[k].right[fn], arch[k].expected[fn]),
 		       percent(arch[k].right[kv], arch[k].expected[kv]));
+	r = print_pairs(dir_fd);
+	if (r < 0) {
+		fprintf(stderr, "Failed to check %s/PAIRS: %s\n", argv[1], strerror(-r));
+		return EXIT_FAILURE;
+	}
 	return EXIT_SUCCESS;
 }
