@@ -667,6 +667,24 @@ static bool is_trace_noise(const Line *l)
 	return i >= 3 && i + 1 < l->len && l->s[i] == ':' && l->s[i + 1] == ' ';
 }
 
+/*
+ * The registers of an exception inside a call trace: a WARNING's invalid opcode trap
+ * ("invalid_op", then "RIP: 0010:usb_submit_urb+0x119a/0x13c0", "RSP: ...", "RAX: ...") or an
+ * interrupt, after which the frames of the context it stopped go on.
+ */
+static bool is_trace_registers(const Line *l)
+{
+	static const char *const prefixes[] = {
+		"RIP: ", "RSP: ", "RAX: ", "RDX: ", "RBP: ", "R08: ", "R10: ", "R13: ", "EIP: ",
+		"EAX: ", "ESI: ", "DS: ",  "CR0: ", "CR2: ", "FS: ",  "CS: ",  "Code: ",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (has_prefix(l, prefixes[i]))
+			return true;
+	return false;
+}
+
 /* "CPU: 0 PID: 1 Comm: sh ...", 2.6's "Pid: 1, comm: sh ...", 32-bit powerpc's
  * "TASK = cfa5d000[950] 'bash' THREAD: cf9ce000" */
 static bool is_task_line(const Line *l)
@@ -808,7 +826,7 @@ static int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start
 		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels */
 		if (i == start)
 			l = line_after(&l, trace_header_len(&l));
-		else if (is_trace_marker(&l) || is_trace_noise(&l))
+		else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l))
 			continue;
 		line_skip_marker(&l);
 		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym)) {
