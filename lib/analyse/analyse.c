@@ -331,7 +331,8 @@ static Event panic_cause(const Line *l)
 		return EVENT_MCE;
 	if (line_find(l, "panic_on_warn"))
 		return EVENT_WARNING;
-	if (line_find(l, "Fatal exception"))
+	/* __schedule_bug() with panic_on_warn, after "BUG: scheduling while atomic: ..." */
+	if (line_find(l, "Fatal exception") || line_find(l, "scheduling while atomic"))
 		return EVENT_OOPS;
 	return EVENT_PANIC;
 }
