@@ -578,6 +578,8 @@ static bool is_generic_frame(const char *name, size_t len)
 		"__mutex_lock_slowpath",
 		"mutex_lock",
 		"mutex_lock_nested",
+		"__down", /* a semaphore */
+		"down",
 		"wait_for_completion",
 		"__wait_for_common",
 		"wait_for_common",
