@@ -16,18 +16,7 @@ PREVIOUS_BOOT_LOG=ecb218b009524843b5f7e5aa27d20e51
 tmp=$(mktemp -d /tmp/test-archive.XXXXXX)
 . "$top_srcdir/tests/lib/checks.sh"
 
-# setup CASE: a fresh pstore (and a pristine copy to compare with) and store.
-setup() {
-	case=$1
-	rm -rf "$tmp/pstore" "$tmp/orig" "$tmp/store"
-	"$MAKE_PSTORE" "$tmp/orig" "$case"
-	cp -a "$tmp/orig" "$tmp/pstore"
-	# a new journal for every case
-	journalctl --rotate >/dev/null 2>&1 || true
-	kill -s USR2 "$JOURNALD_PID"
-	journald_sync
-	rm -f /run/log/journal/*/*.journal~ /run/log/journal/*/system@*.journal
-}
+. "$top_srcdir/tests/lib/pstore-case.sh"
 archive() { # archive [OPTIONS...]: runs pstored, output in $tmp/out, status in $rc
 	rc=0
 	"$PSTORED" archive --pstore-dir="$tmp/pstore" --store-dir="$tmp/store" "$@" \

@@ -23,16 +23,7 @@ tmp=$(mktemp -d /tmp/test-budgets.XXXXXX)
 TIME_MAX=30
 if ldd "$PSTORED" | grep -q libasan; then RSS_MAX=1048576; else RSS_MAX=65536; fi
 
-setup() { # setup CASE: a fresh pstore (and a pristine copy to compare with) and store
-	case=$1
-	rm -rf "$tmp/pstore" "$tmp/orig" "$tmp/store"
-	"$MAKE_PSTORE" "$tmp/orig" "$case"
-	cp -a "$tmp/orig" "$tmp/pstore"
-	journalctl --rotate >/dev/null 2>&1 || true
-	kill -s USR2 "$JOURNALD_PID"
-	journald_sync
-	rm -f /run/log/journal/*/*.journal~ /run/log/journal/*/system@*.journal
-}
+. "$top_srcdir/tests/lib/pstore-case.sh"
 # archive [OPTIONS...]: pstored within TIME_MAX; $rc, $rss (KiB), output in $tmp/out
 archive() {
 	rc=0
