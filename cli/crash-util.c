@@ -35,6 +35,14 @@ int open_store(bool writable, Store **ret)
 	int r;
 
 	r = store_open(arg_store_dir, writable ? 0 : STORE_READONLY, ret);
+	if (r == -EPERM)
+		return log_error_errno(
+			r,
+			"%s: refusing an unsafe crash store: it must be owned by root "
+			"(or by the user running pstorectl) and not be writable by "
+			"group or others; fix it with 'chown root: %s' and 'chmod "
+			"go-w %s', see pstored-store(5).",
+			arg_store_dir, arg_store_dir, arg_store_dir);
 	if (r < 0)
 		return log_store_error(r, arg_store_dir);
 	return 0;

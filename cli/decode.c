@@ -10,7 +10,8 @@
  *    if the name ends in .enc.z.
  * Names are recognised by pstore_name_parse(); for stdin or an unknown name
  * the content decides. Exits non-zero if a file could not be read, was not
- * recognised, or decoded with errors.
+ * recognised, or decoded with errors. The text output is escaped
+ * (utf8_escape()), file names too, but for the newlines and tabs of logs.
  */
 
 #include <errno.h>
@@ -72,6 +73,28 @@ static InputKind classify(const char *name, const uint8_t *buf, size_t len, Psto
 	return INPUT_UNKNOWN;
 }
 
+/*
+ * The decoders print what records hold (the kernel log of a CPER section,
+ * firmware strings) as it is: into memory, then escaped to stdout.
+ */
+static int print_escaped(int (*print)(const json_t *v, const char *prefix, FILE *f),
+			 const json_t *v)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	r = print(v, NULL, f);
+	if (fclose(f) != 0 && r >= 0)
+		r = -ENOMEM;
+	if (r < 0)
+		return r;
+	return utf8_escape_fwrite(text, len, UTF8_ESCAPE_KEEP_LINES, stdout);
+}
+
 static int print_doc(json_t *doc, const char *file, const char *kind)
 {
 	if (json_object_set_new(doc, "file", json_string(file)) < 0 ||
@@ -114,11 +137,11 @@ static int decode_cper(const char *file, const uint8_t *buf, size_t len)
 		if (rec) {
 			printf("%s: record %zu at offset %" JSON_INTEGER_FORMAT ":\n", file,
 			       n_rec++, json_integer_value(json_object_get(rec, "offset")));
-			r = cper_record_print_text(rec, NULL, stdout);
+			r = print_escaped(cper_record_print_text, rec);
 		}
 		n_err += json_array_size(errs);
 		if (r >= 0)
-			r = cper_errors_print_text(errs, NULL, stdout);
+			r = print_escaped(cper_errors_print_text, errs);
 		json_decref(rec);
 		json_decref(errs);
 		if (r < 0)
@@ -147,9 +170,9 @@ static int decode_mce(const char *file, const uint8_t *buf, size_t len)
 		r = print_doc(doc, file, "mce");
 	else {
 		printf("%s: pstore x86 machine check record (struct mce, %zu bytes)\n", file, len);
-		r = cper_mce_print_text(json_object_get(doc, "mce"), NULL, stdout);
+		r = print_escaped(cper_mce_print_text, json_object_get(doc, "mce"));
 		if (r >= 0)
-			r = cper_errors_print_text(errs, NULL, stdout);
+			r = print_escaped(cper_errors_print_text, errs);
 		if (r < 0)
 			return log_error_errno(r, "Failed to write output: %m");
 	}
@@ -213,7 +236,7 @@ static int decode_log(const char *file, const uint8_t *buf, size_t len, const Ps
 	if (have_header)
 		printf(" (%s#%u Part%u)", h.reason, h.count, h.part);
 	printf(", %zu bytes of log:\n", text_len);
-	if (fwrite(text, 1, text_len, stdout) != text_len ||
+	if (utf8_escape_fwrite(text, text_len, UTF8_ESCAPE_KEEP_LINES, stdout) < 0 ||
 	    (text_len > 0 && text[text_len - 1] != '\n' && putchar('\n') == EOF))
 		return log_error_errno(EIO, "Failed to write output: %m");
 	return 0;
@@ -221,12 +244,20 @@ static int decode_log(const char *file, const uint8_t *buf, size_t len, const Ps
 
 static int decode_one(const char *path)
 {
-	_cleanup_free_ char *buf = NULL, *name_buf = NULL;
+	_cleanup_free_ char *buf = NULL, *name_buf = NULL, *shown = NULL;
 	_cleanup_close_ int fd = -1;
 	bool is_stdin = streq(path, "-");
 	const char *file = is_stdin ? "stdin" : path;
 	size_t len;
 	int r;
+
+	/* A name from /sys/fs/pstore is the kernel's, or the backend's, or a user's (pmsg). */
+	if (arg_json == JSON_OFF) {
+		shown = utf8_escape(file, strlen(file), 0);
+		if (!shown)
+			return log_oom();
+		file = shown;
+	}
 
 	if (!is_stdin) {
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);

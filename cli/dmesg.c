@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * pstorectl dmesg ID: the crash's reassembled kernel log, oldest line first,
- * through the pager; with --json {"id": ..., "dmesg": "..."}.
+ * through the pager, escaped but for its newlines and tabs; with --raw as
+ * stored, to a pipe or a file only; with --json {"id": ..., "dmesg": "..."}.
  */
 
 #include <errno.h>
@@ -16,22 +17,53 @@
 #include "pstorectl.h"
 #include "utf8-util.h"
 
-/* A log larger than this is not a pstore log: refuse to hold it in memory for --json. */
-#define DMESG_JSON_MAX (64u * 1024 * 1024)
+/* A log larger than this is not a pstore log: refuse to hold it in memory (but for --raw). */
+#define DMESG_MAX (64u * 1024 * 1024)
 
-static int dmesg_json(const char *id, int fd, const char *path)
+static bool arg_raw;
+
+enum {
+	ARG_RAW = ARG_VERB_BASE,
+};
+
+static int handle_dmesg_option(int c, const char *arg)
 {
-	_cleanup_free_ char *buf = NULL, *text = NULL;
-	json_auto_t *v = NULL;
-	size_t n;
-	int r;
+	switch (c) {
+	case ARG_RAW:
+		arg_raw = true;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
 
-	r = read_full_fd(fd, DMESG_JSON_MAX, &buf, &n);
-	if (r == -EFBIG)
-		return log_error_errno(r, "%s: %m (over %u MiB; use it without --json)", path,
-				       DMESG_JSON_MAX >> 20);
-	if (r < 0)
-		return log_error_errno(r, "Failed to read %s: %m", path);
+static const struct option dmesg_option_table[] = {{"raw", no_argument, NULL, ARG_RAW}, {}};
+
+const VerbOptions dmesg_options = {dmesg_option_table, NULL, handle_dmesg_option};
+
+/* The log as it is, byte for byte, in pieces: --raw, for a pipe or a file. */
+static int dmesg_raw(int fd, const char *path)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return log_error_errno(errno, "Failed to read %s: %m", path);
+		if (fwrite(buf, 1, n, stdout) != (size_t)n)
+			return log_error_errno(EIO, "Failed to write the log: %m");
+	}
+	if (fflush(stdout) != 0)
+		return log_error_errno(errno, "Failed to write the log: %m");
+	return 0;
+}
+
+static int dmesg_json(const char *id, const char *buf, size_t n)
+{
+	_cleanup_free_ char *text = NULL;
+	json_auto_t *v = NULL;
 
 	/* Kernel text need not be UTF-8; JSON must be. */
 	text = utf8_sanitize(buf, n, &n);
@@ -46,11 +78,17 @@ static int dmesg_json(const char *id, int fd, const char *path)
 int verb_dmesg(int argc, char *argv[])
 {
 	_cleanup_(store_freep) Store *s = NULL;
-	_cleanup_free_ char *id = NULL, *path = NULL;
+	_cleanup_free_ char *id = NULL, *path = NULL, *buf = NULL;
 	_cleanup_close_ int fd = -1;
-	char buf[65536];
-	ssize_t n;
+	size_t n;
 	int r;
+
+	/* Records come from firmware and from userspace (pmsg): what they hold is not for a terminal. */
+	if (arg_raw && arg_json == JSON_OFF && isatty(STDOUT_FILENO))
+		return log_error_errno(
+			EINVAL, "--raw writes the log as stored, escape sequences included: "
+				"redirect it to a file or a pipe, or leave --raw out to see it "
+				"on a terminal.");
 
 	r = open_crash(argv[1], &s, &id);
 	if (r < 0)
@@ -59,23 +97,25 @@ int verb_dmesg(int argc, char *argv[])
 	if (r < 0)
 		return log_oom();
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open_regular_at(AT_FDCWD, path, O_RDONLY, 0);
 	if (fd < 0)
-		return log_store_error(-errno, path);
+		return log_store_error(fd, path);
+
+	if (arg_raw && arg_json == JSON_OFF)
+		return dmesg_raw(fd, path);
+
+	r = read_full_fd(fd, DMESG_MAX, &buf, &n);
+	if (r == -EFBIG)
+		return log_error_errno(r, "%s: %m (over %u MiB; use --raw and a pipe)", path,
+				       DMESG_MAX >> 20);
+	if (r < 0)
+		return log_error_errno(r, "Failed to read %s: %m", path);
 
 	if (arg_json != JSON_OFF)
-		return dmesg_json(id, fd, path);
+		return dmesg_json(id, buf, n);
 
 	pager_open();
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return log_error_errno(errno, "Failed to read %s: %m", path);
-		if (fwrite(buf, 1, n, stdout) != (size_t)n)
-			return log_error_errno(EIO, "Failed to write the log: %m");
-	}
-	if (fflush(stdout) != 0)
-		return log_error_errno(errno, "Failed to write the log: %m");
+	if (utf8_escape_fwrite(buf, n, UTF8_ESCAPE_KEEP_LINES, stdout) < 0 || fflush(stdout) != 0)
+		return log_error_errno(EIO, "Failed to write the log: %m");
 	return 0;
 }

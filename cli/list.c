@@ -363,6 +363,29 @@ static int print_summaries_json(const StoreListEntry *const *v, size_t n)
 	return print_json(out);
 }
 
+/*
+ * The listing came from the crash directories, as the index is corrupt: rebuilt
+ * here when the store is writable to us, else by the next writer.
+ */
+static void warn_corrupt_index(void)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	int r;
+
+	r = store_open(arg_store_dir, 0, &s);
+	if (r >= 0)
+		r = store_rebuild_index(s);
+	if (r < 0)
+		log_warning_errno(r,
+				  "%s/index is corrupt: listed from the crash directories instead; "
+				  "cannot rebuild it (%m): run 'pstorectl list' as root to do so.",
+				  arg_store_dir);
+	else
+		log_warning("%s/index was corrupt: listed from the crash directories, and "
+			    "rebuilt from them.",
+			    arg_store_dir);
+}
+
 int verb_list(int argc, char *argv[])
 {
 	_cleanup_(store_freep) Store *s = NULL;
@@ -383,6 +406,8 @@ int verb_list(int argc, char *argv[])
 	r = store_list_entries(s, &l);
 	if (r < 0)
 		return log_store_error(r, arg_store_dir);
+	if (r > 0)
+		warn_corrupt_index();
 
 	v = calloc(store_listing_size(l) ?: 1, sizeof(*v));
 	if (!v)

@@ -42,7 +42,7 @@ static const VerbOptions global_options_only = {no_options, NULL, NULL};
 static const Verb verbs[] = {
 	{"list", 1, 1, true, verb_list, "List the archived crashes (the default)", &list_options},
 	{"show", 2, 2, false, verb_show, "Show everything about a crash", &global_options_only},
-	{"dmesg", 2, 2, false, verb_dmesg, "Print the kernel log of a crash", &global_options_only},
+	{"dmesg", 2, 2, false, verb_dmesg, "Print the kernel log of a crash", &dmesg_options},
 	{"export", 2, 2, false, verb_export, "Print a crash as one JSON document", &export_options},
 	{"status", 1, 1, false, verb_status, "Show pstore and store status", &status_options},
 	{"delete", 2, -1, false, verb_delete, "Delete crashes from the store",
@@ -106,6 +106,9 @@ static int verb_help(int argc, char *argv[])
 	       "     --signature=SIG     Only crashes with this signature\n"
 	       "  -n --lines=N           Only the N newest crashes\n"
 	       "     --group             One line per signature, with count, first and last time\n"
+	       "\nOptions of dmesg:\n"
+	       "     --raw               The log as stored, control characters included (not to "
+	       "a terminal)\n"
 	       "\nOptions of export:\n"
 	       "  -o --output=FILE       Write the document to FILE instead of stdout\n"
 	       "\nOptions of vacuum:\n"

@@ -2,6 +2,7 @@
 /*
  * pstorectl show ID: everything about one crash, laid out as coredumpctl info
  * lays out a core dump; with --json the crash.json document plus its path.
+ * Text from the crash (record names, the analysis of its log) is escaped.
  */
 
 #include <errno.h>
@@ -14,11 +15,15 @@
 #include "log.h"
 #include "pager.h"
 #include "pstorectl.h"
+#include "utf8-util.h"
 
 static void field(const char *label, const char *value)
 {
-	if (value && *value)
-		printf("%13s: %s\n", label, value);
+	if (!value || !*value)
+		return;
+	printf("%13s: ", label);
+	utf8_escape_fputs(value, stdout);
+	putchar('\n');
 }
 
 /* The label of a field of several lines, for the first of them; blank for the others. */
@@ -60,16 +65,21 @@ static void show_records(json_t *records)
 		const char *rid = scalar_text(json_object_get(rec, "record_id"), ibuf);
 
 		label("Records", i == 0);
-		fputs(crash_string(rec, "name") ?: "-", stdout);
+		utf8_escape_fputs(crash_string(rec, "name") ?: "-", stdout);
 		if (json_is_integer(size))
 			printf(", %s", format_bytes(sbuf, json_integer_value(size)));
-		if (rid)
-			printf(", record id %s", rid);
+		if (rid) {
+			fputs(", record id ", stdout);
+			utf8_escape_fputs(rid, stdout);
+		}
 		if (t)
 			printf(", %s", t);
 		putchar('\n');
-		if (crash_string(rec, "sha256"))
-			printf("%15s  sha256 %s\n", "", crash_string(rec, "sha256"));
+		if (crash_string(rec, "sha256")) {
+			printf("%15s  sha256 ", "");
+			utf8_escape_fputs(crash_string(rec, "sha256"), stdout);
+			putchar('\n');
+		}
 	}
 }
 
@@ -87,7 +97,9 @@ static void show_upload(json_t *upload)
 		json_int_t attempts = json_integer_value(json_object_get(u, "attempts"));
 
 		label("Upload", first);
-		printf("%s: %s", target, crash_string(u, "state") ?: "unknown");
+		utf8_escape_fputs(target, stdout);
+		fputs(": ", stdout);
+		utf8_escape_fputs(crash_string(u, "state") ?: "unknown", stdout);
 		if (sent)
 			printf(" at %s", sent);
 		if (attempts > 0)
@@ -96,8 +108,11 @@ static void show_upload(json_t *upload)
 		if (next && !sent)
 			printf(", next %s", next);
 		putchar('\n');
-		if (crash_string(u, "last_error"))
-			printf("%15s  last error: %s\n", "", crash_string(u, "last_error"));
+		if (crash_string(u, "last_error")) {
+			printf("%15s  last error: ", "");
+			utf8_escape_fputs(crash_string(u, "last_error"), stdout);
+			putchar('\n');
+		}
 		first = false;
 	}
 }
@@ -148,7 +163,8 @@ static void show_crash(json_t *crash, const char *path)
 	trace = json_object_get(a, "call_trace");
 	json_array_foreach(trace, i, frame) {
 		label("Call trace", i == 0);
-		printf("%s\n", json_string_value(frame) ?: "?");
+		utf8_escape_fputs(json_string_value(frame) ?: "?", stdout);
+		putchar('\n');
 	}
 }
 

@@ -24,6 +24,7 @@
 #include "parse-util.h"
 #include "store/last-archive.h"
 #include "pstorectl.h"
+#include "utf8-util.h"
 
 /* From the kernel's include/acpi/apei.h (erst-dbg, CONFIG_ACPI_APEI_ERST_DEBUG). */
 #define APEI_ERST_GET_RECORD_COUNT _IOR('E', 2, uint32_t)
@@ -605,9 +606,10 @@ static void print_store(json_t *st)
 		print_unreadable_last_archive(last);
 		return;
 	}
-	printf("%13s: %s, %s", "Last archive",
-	       format_timestamp(tbuf, crash_time_usec(last, "finished_at"), false) ?: "-",
-	       crash_string(last, "result") ?: "unknown");
+	/* last-archive.json is in the store: its text is escaped like a crash's. */
+	printf("%13s: %s, ", "Last archive",
+	       format_timestamp(tbuf, crash_time_usec(last, "finished_at"), false) ?: "-");
+	utf8_escape_fputs(crash_string(last, "result") ?: "unknown", stdout);
 	n = json_object_get(last, "crashes_archived");
 	if (json_is_integer(n))
 		printf(", %" JSON_INTEGER_FORMAT " crash%s archived", json_integer_value(n),
@@ -616,8 +618,10 @@ static void print_store(json_t *st)
 	if (json_is_integer(n))
 		printf(", %" JSON_INTEGER_FORMAT " record%s erased", json_integer_value(n),
 		       json_integer_value(n) == 1 ? "" : "s");
-	if (crash_string(last, "error"))
-		printf(": %s", crash_string(last, "error"));
+	if (crash_string(last, "error")) {
+		fputs(": ", stdout);
+		utf8_escape_fputs(crash_string(last, "error"), stdout);
+	}
 	putchar('\n');
 }
 

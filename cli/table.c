@@ -11,13 +11,14 @@
 #include "macro.h"
 #include "memory-util.h"
 #include "table.h"
+#include "utf8-util.h"
 
 /*
  * The cells' text lives in a few large chunks, each cell found by a pointer
  * into one: a listing of 10,000 crashes is 70,000 cells, and one allocation
  * each would cost more than printing them. Chunks are never moved, so that
  * text is written (and its pages touched) once. A cell's length and width
- * are counted once, as it is copied in. The chunks and the cells, a megabyte
+ * are counted once, as it is copied in, escaped (utf8_escape()). The chunks and the cells, a megabyte
  * each for those 10,000 crashes, are mapped whole (mmap_populated()), not
  * one page fault at a time.
  */
@@ -108,13 +109,14 @@ static int table_append(Table *t, const char *const *cells)
 			return r;
 	}
 	row = &t->cells[t->n_rows * n];
+	/* The text's length for now; escaped, it takes up to UTF8_ESCAPE_MAX times as much. */
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(cells[i] ?: "-");
 
-		if (len > UINT32_MAX - 1) /* never, but not to be cut short unnoticed */
+		if (len > (UINT32_MAX - 1) / UTF8_ESCAPE_MAX) /* never, but not to be cut short */
 			return -ENOMEM;
 		row[i].len = (uint32_t)len;
-		need += len + 1;
+		need += UTF8_ESCAPE_MAX * len + 1;
 	}
 	if (need > t->free_size) {
 		/* 16 KiB, twice that for each chunk after, up to TABLE_CHUNK_SIZE: a small table
@@ -134,17 +136,14 @@ static int table_append(Table *t, const char *const *cells)
 		t->free_size = size;
 	}
 
-	/* Copied whole, then made printable, counting the width on the way. */
+	/* Copied escaped, then the width counted: one column per code point. */
 	for (size_t i = 0; i < n; i++) {
-		char *w = memcpy(t->free_text, cells[i] ?: "-", row[i].len);
+		char *w = t->free_text;
 		uint32_t width = 0;
 
-		for (uint32_t k = 0; k < row[i].len; k++) {
-			unsigned char ch = (unsigned char)w[k];
-
-			w[k] = (char)(ch < ' ' || ch == 0x7f ? ' ' : ch);
-			width += !utf8_is_continuation((char)ch);
-		}
+		row[i].len = (uint32_t)utf8_escape_to(w, cells[i] ?: "-", row[i].len, 0);
+		for (uint32_t k = 0; k < row[i].len; k++)
+			width += !utf8_is_continuation(w[k]);
 		w[row[i].len] = '\0';
 		row[i].text = w;
 		row[i].width = width;

@@ -29,7 +29,7 @@ void table_set_align_right(Table *t, size_t column, bool right);
 /* Makes room for rows rows besides the headers, so that adding them moves nothing. */
 int table_reserve(Table *t, size_t rows);
 
-/* Appends a row of n_columns cells (NULL shows as "-"); control characters show as spaces. */
+/* Appends a row of n_columns cells (NULL shows as "-"), escaped as utf8_escape() does. */
 int table_add_row(Table *t, const char *const *cells);
 
 size_t table_rows(const Table *t);

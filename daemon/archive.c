@@ -583,10 +583,12 @@ static int read_stored_log(Archive *a, const char *id)
 	r = store_crash_path(a->store, id, "dmesg.txt", &path);
 	if (r < 0)
 		return log_oom();
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT)
+	fd = open_regular_at(AT_FDCWD, path, O_RDONLY, 0);
+	if (fd == -ENOENT)
 		return 0;
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fd < 0)
+		return log_error_errno(fd, "%s: cannot read: %m", path);
+	if (fstat(fd, &st) < 0)
 		return log_error_errno(errno, "%s: cannot read: %m", path);
 	/* One byte more than its size, to see its end in the same read. */
 	r = log_reserve(&a->log, (size_t)st.st_size + 1);
@@ -948,6 +950,16 @@ static int archive_run(Archive *a)
 
 	if (config->storage == PSTORED_STORAGE_BOTH || config->storage == PSTORED_STORAGE_STORE) {
 		r = store_open(arg_store_dir, STORE_CREATE, &a->store);
+		if (r == -EPERM) {
+			a->store_failed = true;
+			return log_error_errno_save(
+				r, &a->error,
+				"%s: refusing an unsafe crash store: it must be owned by root (or "
+				"by the user running pstored) and not be writable by group or "
+				"others; the records stay in %s: fix it with 'chown root: %s' and "
+				"'chmod go-w %s', see pstored-store(5).",
+				arg_store_dir, a->pstore_dir, arg_store_dir, arg_store_dir);
+		}
 		if (r < 0) {
 			a->store_failed = true;
 			return log_error_errno_save(r, &a->error,

@@ -11,6 +11,7 @@
 #include "journal-fields.h"
 #include "macro.h"
 #include "store/message-ids.h"
+#include "utf8-util.h"
 
 static const char *json_str(json_t *o, const char *key)
 {
@@ -51,6 +52,10 @@ static const char *message_id(const char *kind)
 	return PSTORED_MESSAGE_KERNEL_CRASH_STR;
 }
 
+/*
+ * What journalctl shows of the crash, escaped: the backend is part of a
+ * record's name and the analysis comes from its log.
+ */
 static char *crash_message(json_t *crash)
 {
 	json_t *analysis = json_object_get(crash, "analysis");
@@ -60,7 +65,7 @@ static char *crash_message(json_t *crash)
 	const char *what = json_str(analysis, "message");
 	const char *function = json_str(analysis, "function");
 	size_t n = json_array_size(json_object_get(crash, "records"));
-	char *m = NULL;
+	char *m, *escaped;
 	int r;
 
 	if (streq(kind, "hardware-error"))
@@ -81,7 +86,11 @@ static char *crash_message(json_t *crash)
 			     "record%s); see 'pstorectl show %.8s'",
 			     reason, what ? ": " : "", what ?: "", function ? " in " : "",
 			     function ?: "", backend, n, n == 1 ? "" : "s", id);
-	return r < 0 ? NULL : m;
+	if (r < 0)
+		return NULL;
+	escaped = utf8_escape(m, strlen(m), 0);
+	free(m);
+	return escaped;
 }
 
 static void field_add(JournalCrashFields *f, const char *name, const char *value)

@@ -39,6 +39,8 @@ static const Verb verbs[] = {
 	 "Move pstore records into the store and the journal (default)"},
 	{"upload", 1, 1, false, run_upload_helper,
 	 "Send the crashes that are due to the collectors"},
+	{"verify-config", 1, 1, false, verb_verify_config,
+	 "Show the problems in the configuration; fail if there is one"},
 };
 
 int main(int argc, char *argv[])

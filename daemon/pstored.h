@@ -34,3 +34,4 @@ int pstored_main(int argc, char *argv[], const Verb *verbs, size_t n_verbs);
 
 int verb_archive(int argc, char *argv[]);
 int verb_upload(int argc, char *argv[]);
+int verb_verify_config(int argc, char *argv[]);

@@ -26,7 +26,7 @@ static void log_event(const UploadEvent *e, void *userdata)
 
 int verb_upload(int argc, char *argv[])
 {
-	PstoredConfig *config = NULL;
+	_cleanup_(pstored_config_freep) PstoredConfig *config = NULL;
 	UploadSummary sum = {};
 	int r;
 
@@ -42,7 +42,6 @@ int verb_upload(int argc, char *argv[])
 		.progress = log_event,
 	};
 	r = upload_run(&o, &sum);
-	pstored_config_free(config);
 	if (r < 0)
 		return r;
 
@@ -50,6 +49,14 @@ int verb_upload(int argc, char *argv[])
 		 "connection%s.",
 		 sum.sent, sum.deferred, sum.failed, sum.not_due, sum.connections,
 		 sum.connections == 1 ? "" : "s");
+	/*
+	 * A target disabled by a mistake in its section sends nothing, ever: the
+	 * unit fails so that someone looks, as it does when a send fails.
+	 */
+	if (config->n_warnings > 0)
+		return log_error_errno(EINVAL,
+				       "The configuration has problems (above): fix them, then "
+				       "check with 'pstored verify-config'.");
 	/* Something due did not arrive: the unit shows it; the timer tries again. */
 	return sum.deferred > 0 || sum.failed > 0 ? -EAGAIN : 0;
 }

@@ -269,18 +269,22 @@ static Event panic_cause(const Line *l)
 
 /*
  * A copy of at most max bytes of s for JSON and the journal: valid UTF-8, and
- * control characters replaced by '?'.
+ * each control character (C0, DEL, and C1 such as CSI) replaced by '?'.
  */
 static char *text_dup(const char *s, size_t len, size_t max)
 {
-	size_t n;
+	size_t n, k = 0;
 	char *t = utf8_sanitize(s, MIN(len, max), &n);
 
 	if (!t)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)t[i] < 0x20 || t[i] == 0x7f)
-			t[i] = '?';
+	for (size_t i = 0; i < n;) {
+		size_t c = utf8_control_length((const uint8_t *)t + i, n - i);
+
+		t[k++] = c > 0 ? '?' : t[i];
+		i += c ?: 1;
+	}
+	t[k] = '\0';
 	return t;
 }
 

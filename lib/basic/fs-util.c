@@ -108,13 +108,29 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len)
 	return 0;
 }
 
-int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size_t *ret_len)
+int open_regular_at(int dir_fd, const char *name, int flags, mode_t mode)
 {
 	_cleanup_close_ int fd = -1;
+	struct stat st;
 
-	fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	fd = openat(dir_fd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, mode);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EBADFD;
+	return TAKE_FD(fd);
+}
+
+int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = open_regular_at(dir_fd, name, O_RDONLY, 0);
+
+	if (fd < 0)
+		return fd;
 	return read_full_fd(fd, max, ret, ret_len);
 }
 
@@ -132,31 +148,33 @@ int fd_set_mode(int fd, mode_t mode)
 	return 0;
 }
 
-/* openat(2) with O_CLOEXEC | O_NOFOLLOW, then the permission bits mode (fd_set_mode()). */
-static int open_with_mode(int dir_fd, const char *name, int flags, mode_t mode)
+/* Gives the new fd the permission bits mode (fd_set_mode()); closes it on failure. */
+static int fd_with_mode(int fd, mode_t mode)
 {
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int owned = fd;
 	int r;
 
-	fd = openat(dir_fd, name, O_CLOEXEC | O_NOFOLLOW | flags, mode);
-	if (fd < 0)
-		return -errno;
-	r = fd_set_mode(fd, mode);
+	if (owned < 0)
+		return owned;
+	r = fd_set_mode(owned, mode);
 	if (r < 0)
 		return r;
-	return TAKE_FD(fd);
+	return TAKE_FD(owned);
 }
 
 int open_create_at(int dir_fd, const char *name, int flags, mode_t mode)
 {
-	return open_with_mode(dir_fd, name, O_WRONLY | O_CREAT | O_NOCTTY | flags, mode);
+	return fd_with_mode(open_regular_at(dir_fd, name, O_WRONLY | O_CREAT | flags, mode), mode);
 }
 
 int open_mkdir_at(int dir_fd, const char *name, bool exclusive, mode_t mode)
 {
+	int fd;
+
 	if (mkdirat(dir_fd, name, mode) < 0 && (exclusive || errno != EEXIST))
 		return -errno;
-	return open_with_mode(dir_fd, name, O_RDONLY | O_DIRECTORY, mode);
+	fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return fd_with_mode(fd < 0 ? -errno : fd, mode);
 }
 
 static int write_file(int dir_fd, const char *name, int flags, mode_t mode, const void *buf,
@@ -199,7 +217,14 @@ static int write_file_atomic(int dir_fd, const char *name, mode_t mode, const vo
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= sizeof(tmp))
 		return -ENAMETOOLONG;
 
-	r = write_file(dir_fd, tmp, O_TRUNC, mode, buf, len, sync);
+	/* A name.tmp already there is a leftover of a killed writer, or anything else
+	 * (a FIFO would block an open for writing): created anew, never opened. */
+	r = write_file(dir_fd, tmp, O_EXCL, mode, buf, len, sync);
+	if (r == -EEXIST) {
+		if (unlinkat(dir_fd, tmp, 0) < 0)
+			return -errno;
+		r = write_file(dir_fd, tmp, O_EXCL, mode, buf, len, sync);
+	}
 	if (r < 0)
 		goto fail;
 	if (renameat(dir_fd, tmp, dir_fd, name) < 0) {

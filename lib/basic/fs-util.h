@@ -25,7 +25,17 @@ int read_full(int fd, void *buf, size_t size, size_t *ret_len);
  */
 int read_full_fd(int fd, size_t max, char **ret, size_t *ret_len);
 
-/* Same for a file below dir_fd, opened with O_NOFOLLOW (-ELOOP on a symlink). */
+/*
+ * Opens the regular file dir_fd/name with O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+ * O_NOCTTY added to flags (mode if O_CREAT is among them): -ELOOP for a
+ * symlink, -EISDIR for a directory, -EBADFD (as systemd's
+ * stat_verify_regular()) for anything else that is not a regular file. A FIFO
+ * or a device planted where a file is expected is never waited on or read.
+ * O_NONBLOCK stays set, which changes nothing for a regular file.
+ */
+int open_regular_at(int dir_fd, const char *name, int flags, mode_t mode);
+
+/* read_full_fd() of a file opened with open_regular_at(). */
 int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size_t *ret_len);
 
 /*
@@ -36,9 +46,9 @@ int read_full_file_at(int dir_fd, const char *name, size_t max, char **ret, size
 int fd_set_mode(int fd, mode_t mode);
 
 /*
- * Opens dir_fd/name for writing with O_NOFOLLOW, creating it with the
- * permission bits mode (fd_set_mode()); flags adds to O_WRONLY | O_CREAT.
- * Returns the fd.
+ * Opens the regular file dir_fd/name for writing (open_regular_at()), creating
+ * it with the permission bits mode (fd_set_mode()); flags adds to O_WRONLY |
+ * O_CREAT. Returns the fd.
  */
 int open_create_at(int dir_fd, const char *name, int flags, mode_t mode);
 
@@ -58,7 +68,9 @@ int write_file_at_nosync(int dir_fd, const char *name, int flags, mode_t mode, c
 
 /*
  * Replaces dir_fd/name atomically: writes name.tmp with the permission bits
- * mode, fsyncs it, renames it over name and fsyncs the directory.
+ * mode, fsyncs it, renames it over name and fsyncs the directory. Whatever is
+ * at name.tmp already (a file left by a killed writer, a FIFO) is removed
+ * first, never opened.
  */
 int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len);
 /*

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "utf8-util.h"
 
 static int max_level = LOG_INFO;
 
@@ -22,7 +23,7 @@ int log_get_max_level(void)
 
 int log_internal(int level, int error, char **ret_message, const char *format, ...)
 {
-	char buf[2048];
+	char buf[2048], out[UTF8_ESCAPE_MAX * sizeof(buf) + 1];
 	va_list ap;
 	int saved = errno;
 
@@ -40,12 +41,19 @@ int log_internal(int level, int error, char **ret_message, const char *format, .
 	vsnprintf(buf, sizeof(buf), format, ap);
 	va_end(ap);
 
+	/*
+	 * Messages name records and quote what they hold: escaped, so that a
+	 * record name can neither drive the terminal nor start a line of its own
+	 * in the journal (which takes each line of stderr as an entry).
+	 */
+	out[utf8_escape_to(out, buf, strlen(buf), 0)] = '\0';
+
 	if (ret_message) {
 		free(*ret_message);
-		*ret_message = strdup(buf);
+		*ret_message = strdup(out);
 	}
 	if (level <= max_level)
-		fprintf(stderr, "%s: %s\n", program_invocation_short_name, buf);
+		fprintf(stderr, "%s: %s\n", program_invocation_short_name, out);
 
 	errno = saved;
 	return -error;

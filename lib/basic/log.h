@@ -9,7 +9,8 @@
  *	return log_error_errno(r, "Failed to open %s: %m", path);
  *
  * Messages go to stderr prefixed with the program name (which systemd
- * hands to the journal for the services).
+ * hands to the journal for the services), escaped by utf8_escape(): one
+ * line each, whatever the record names and texts in them hold.
  */
 
 #include <stdbool.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,4 +69,108 @@ char *utf8_sanitize(const void *buf, size_t n, size_t *ret_len)
 	if (ret_len)
 		*ret_len = k;
 	return s;
+}
+
+size_t utf8_control_length(const uint8_t *p, size_t n)
+{
+	if (n == 0)
+		return 0;
+	if (p[0] < 0x20 || p[0] == 0x7f)
+		return 1;
+	if (n >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0)
+		return 2;
+	return 0;
+}
+
+static const char hex_digits[] = "0123456789abcdef";
+
+static char *escape_byte(char *d, uint8_t c)
+{
+	static const char names[] = {
+		['\a'] = 'a', ['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n',
+		['\v'] = 'v', ['\f'] = 'f', ['\r'] = 'r',
+	};
+
+	*d++ = '\\';
+	if (c < sizeof(names) && names[c]) {
+		*d++ = names[c];
+		return d;
+	}
+	*d++ = 'x';
+	*d++ = hex_digits[c >> 4];
+	*d++ = hex_digits[c & 0xf];
+	return d;
+}
+
+/*
+ * Escapes the character at p (n > 0 bytes left) to d: at most 6 bytes, for
+ * the 2 of a C1 control. Returns the end of what it wrote; *ret_len gets the
+ * bytes of p it took.
+ */
+static char *escape_next(char *d, const uint8_t *p, size_t n, Utf8EscapeFlags flags,
+			 size_t *ret_len)
+{
+	size_t l = utf8_sequence_length(p, n);
+
+	*ret_len = l ?: 1;
+	if (l == 0)
+		return escape_byte(d, p[0]);
+	if ((flags & UTF8_ESCAPE_KEEP_LINES) && (p[0] == '\n' || p[0] == '\t')) {
+		*d++ = (char)p[0];
+		return d;
+	}
+	switch (utf8_control_length(p, l)) {
+	case 1:
+		return escape_byte(d, p[0]);
+	case 2:
+		/* U+0080 to U+009F: the second byte is the code point. */
+		d = mempcpy(d, "\\u00", 4);
+		*d++ = hex_digits[p[1] >> 4];
+		*d++ = hex_digits[p[1] & 0xf];
+		return d;
+	default:
+		return mempcpy(d, p, l);
+	}
+}
+
+size_t utf8_escape_to(char *dst, const void *buf, size_t n, Utf8EscapeFlags flags)
+{
+	const uint8_t *p = buf;
+	char *d = dst;
+
+	for (size_t i = 0, l; i < n; i += l)
+		d = escape_next(d, p + i, n - i, flags, &l);
+	return (size_t)(d - dst);
+}
+
+char *utf8_escape(const void *buf, size_t n, Utf8EscapeFlags flags)
+{
+	char *s;
+
+	if (n > (SIZE_MAX - 1) / UTF8_ESCAPE_MAX)
+		return NULL;
+	s = malloc(UTF8_ESCAPE_MAX * n + 1);
+	if (!s)
+		return NULL;
+	s[utf8_escape_to(s, buf, n, flags)] = '\0';
+	return s;
+}
+
+int utf8_escape_fwrite(const void *buf, size_t n, Utf8EscapeFlags flags, FILE *f)
+{
+	const uint8_t *p = buf;
+	char out[4096], *d = out;
+
+	for (size_t i = 0, l; i < n; i += l) {
+		/* Room for the longest escape of one character. */
+		if (d - out > (ptrdiff_t)sizeof(out) - 8) {
+			if (fwrite(out, 1, d - out, f) != (size_t)(d - out))
+				return -EIO;
+			d = out;
+		}
+		d = escape_next(d, p + i, n - i, flags, &l);
+	}
+	if (fwrite(out, 1, d - out, f) != (size_t)(d - out))
+		return -EIO;
+	return 0;
 }

@@ -42,6 +42,7 @@
 
 typedef enum Section {
 	SECTION_NONE,
+	SECTION_IGNORED, /* after a section header that was not understood */
 	SECTION_ARCHIVE,
 	SECTION_STORE,
 	SECTION_TARGET,
@@ -106,6 +107,8 @@ static const ConfigKey target_keys[] = {
 	{"MaxDocumentSize", VALUE_SIZE_LIMIT, offsetof(PstoredTarget, max_document_size), "4M"},
 	{"Redact", VALUE_BOOL, offsetof(PstoredTarget, redact), "yes"},
 	{"RedactRegex", VALUE_REGEX_LIST, offsetof(PstoredTarget, redact_regex), ""},
+	{"AllowInsecureCredentials", VALUE_BOOL,
+	 offsetof(PstoredTarget, allow_insecure_credentials), "no"},
 };
 
 static const struct {
@@ -184,6 +187,9 @@ PstoredConfig *pstored_config_free(PstoredConfig *c)
 	for (size_t i = 0; i < c->n_targets; i++)
 		target_done(&c->targets[i]);
 	free(c->targets);
+	for (size_t i = 0; i < c->n_warnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
 	free(c);
 	return NULL;
 }
@@ -580,19 +586,23 @@ int pstored_config_new_default(PstoredConfig **ret)
 	return 0;
 }
 
-/* Where a target was first defined, and where Method= was set, for the final checks. */
+/*
+ * Where a target was first defined, and where Method= was set, for the final
+ * checks; and whether a problem was found in it.
+ */
 typedef struct TargetOrigin {
 	char *path;
 	unsigned line;
 	char *method_path;
 	unsigned method_line;
+	bool disabled;
 } TargetOrigin;
 
 /* State of one pstored_config_load() call, across all its files. */
 typedef struct ConfigLoader {
 	PstoredConfig *config;
 	TargetOrigin *origins; /* parallel to config->targets */
-	char *error;
+	char *error;	       /* why the load failed */
 } ConfigLoader;
 
 /* State of one file, while libinih reads it. */
@@ -607,7 +617,7 @@ typedef struct ConfigFile {
 	const char *value;
 	Section section;
 	size_t target; /* index of the current [Target.NAME] */
-	int r;
+	int r;	       /* -ENOMEM: stop */
 } ConfigFile;
 
 static void loader_done(ConfigLoader *l)
@@ -621,24 +631,80 @@ static void loader_done(ConfigLoader *l)
 	free(l->error);
 }
 
-_printf_(2, 3) static int config_file_error(ConfigFile *f, const char *format, ...)
+/*
+ * Adds "PATH:LINE: what; done" ("PATH: what; done" when line is 0) to the
+ * warnings of the configuration being loaded, what being format and ap.
+ * Returns 0 or -ENOMEM.
+ */
+static int loader_warnv(ConfigLoader *l, const char *path, unsigned line, const char *done,
+			const char *format, va_list ap)
 {
-	_cleanup_free_ char *msg = NULL;
+	PstoredConfig *c = l->config;
+	_cleanup_free_ char *what = NULL;
+	char **warnings, *msg;
+	int r;
+
+	if (vasprintf(&what, format, ap) < 0) {
+		what = NULL;
+		return -ENOMEM;
+	}
+	if (line > 0)
+		r = asprintf(&msg, "%s:%u: %s; %s", path, line, what, done);
+	else
+		r = asprintf(&msg, "%s: %s; %s", path, what, done);
+	if (r < 0)
+		return -ENOMEM;
+	warnings = realloc(c->warnings, (c->n_warnings + 1) * sizeof(char *));
+	if (!warnings) {
+		free(msg);
+		return -ENOMEM;
+	}
+	c->warnings = warnings;
+	warnings[c->n_warnings++] = msg;
+	return 0;
+}
+
+/* A warning about a whole file or directory. */
+_printf_(4, 5) static int loader_warn(ConfigLoader *l, const char *path, const char *done,
+				      const char *format, ...)
+{
 	va_list ap;
 	int r;
 
 	va_start(ap, format);
-	r = vasprintf(&msg, format, ap);
+	r = loader_warnv(l, path, 0, done, format, ap);
+	va_end(ap);
+	return r;
+}
+
+/*
+ * Adds a warning about the current line of f: "PATH:LINE: message; done",
+ * done being what happens instead (NULL: "line ignored"). In a [Target.NAME]
+ * section the target is disabled too, and the warning says so. Returns 0, or
+ * -ENOMEM (also in f->r).
+ */
+_printf_(3, 4) static int config_file_warn(ConfigFile *f, const char *done, const char *format, ...)
+{
+	_cleanup_free_ char *disabled = NULL;
+	va_list ap;
+	int r;
+
+	if (f->section == SECTION_TARGET) {
+		f->loader->origins[f->target].disabled = true;
+		if (asprintf(&disabled, "%s%s[Target.%s] disabled", done ?: "", done ? ", " : "",
+			     f->loader->config->targets[f->target].name) < 0) {
+			disabled = NULL;
+			return f->r = -ENOMEM;
+		}
+		done = disabled;
+	}
+
+	va_start(ap, format);
+	r = loader_warnv(f->loader, f->path, f->line, done ?: "line ignored", format, ap);
 	va_end(ap);
 	if (r < 0)
-		return f->r = -ENOMEM;
-
-	free(f->loader->error);
-	if (asprintf(&f->loader->error, "%s:%u: %s", f->path, f->line, msg) < 0) {
-		f->loader->error = NULL;
-		return f->r = -ENOMEM;
-	}
-	return f->r = -EINVAL;
+		return f->r = r;
+	return 0;
 }
 
 static int loader_add_target(ConfigFile *f, const char *name, size_t *ret)
@@ -697,66 +763,79 @@ static void strip_trailing_space(char *s, size_t *len)
 		s[--*len] = '\0';
 }
 
-/* Checks a "[...]" line (without surrounding whitespace) and makes it the current section. */
+/*
+ * Checks a "[...]" line (without surrounding whitespace) and makes it the
+ * current section. Returns 1, 0 when the line is not understood (warned, and
+ * the lines up to the next header are ignored), or -ENOMEM.
+ */
 static int config_file_begin_section(ConfigFile *f, char *s, size_t len)
 {
 	const char *name;
+	int r;
+
+	/* Whatever the header meant, the lines under it belong to no section known so far. */
+	f->section = SECTION_IGNORED;
 
 	if (s[len - 1] != ']')
-		return config_file_error(f,
-					 "invalid section header '%s': expected '[Name]' alone "
-					 "on the line",
-					 s);
+		return config_file_warn(f, "section ignored",
+					"invalid section header '%s': expected '[Name]' alone "
+					"on the line",
+					s);
 	s[len - 1] = '\0';
 	name = s + 1;
 
 	if (streq(name, "Archive")) {
 		f->section = SECTION_ARCHIVE;
-		return 0;
+		return 1;
 	}
 	if (streq(name, "Store")) {
 		f->section = SECTION_STORE;
-		return 0;
+		return 1;
 	}
 	if (strneq(name, TARGET_PREFIX, strlen(TARGET_PREFIX))) {
 		const char *t = name + strlen(TARGET_PREFIX);
 		size_t tlen = strlen(t);
-		int r;
 
 		if (tlen == 0 || tlen > TARGET_NAME_MAX)
-			return config_file_error(f,
-						 "invalid section [%s]: a target name must have 1 "
-						 "to %zu characters",
-						 name, TARGET_NAME_MAX);
+			return config_file_warn(f, "section ignored",
+						"invalid section [%s]: a target name must have 1 "
+						"to %zu characters",
+						name, TARGET_NAME_MAX);
 		for (const char *p = t; *p; p++)
 			if (!is_target_name_char(*p))
-				return config_file_error(f,
-							 "invalid section [%s]: a target name may "
-							 "only have letters, digits, '-' and '_'",
-							 name);
+				return config_file_warn(f, "section ignored",
+							"invalid section [%s]: a target name may "
+							"only have letters, digits, '-' and '_'",
+							name);
 		r = loader_add_target(f, t, &f->target);
 		if (r < 0)
 			return f->r = r;
 		f->section = SECTION_TARGET;
-		return 0;
+		return 1;
 	}
-	return config_file_error(f,
-				 "unknown section [%s] (known sections: [Archive], [Store], "
-				 "[Target.NAME])",
-				 name);
+	return config_file_warn(f, "section ignored",
+				"unknown section [%s] (known sections: [Archive], [Store], "
+				"[Target.NAME])",
+				name);
 }
 
-/* Checks a "Key=Value" line (without surrounding whitespace) and splits it in place. */
+/*
+ * Checks a "Key=Value" line (without surrounding whitespace) and splits it in
+ * place. Returns 1, 0 when the line is to be ignored (warned), or -ENOMEM.
+ */
 static int config_file_begin_assignment(ConfigFile *f, char *s)
 {
 	char *eq = strchr(s, '='), *key_end, *value;
 	size_t key_len;
 
+	/* systemd ignores the lines of a section it does not know without a word each. */
+	if (f->section == SECTION_IGNORED)
+		return 0;
 	if (!eq)
-		return config_file_error(f,
-					 "syntax error: expected '[Section]' or 'Key=Value', "
-					 "got '%s'",
-					 s);
+		return config_file_warn(f, NULL,
+					"syntax error: expected '[Section]' or 'Key=Value', "
+					"got '%s'",
+					s);
 	key_end = eq;
 	while (key_end > s && strchr(" \t", key_end[-1]))
 		key_end--;
@@ -766,27 +845,28 @@ static int config_file_begin_assignment(ConfigFile *f, char *s)
 		;
 
 	if (key_len == 0)
-		return config_file_error(f, "syntax error: assignment without a key name");
+		return config_file_warn(f, NULL, "syntax error: assignment without a key name");
 	for (size_t i = 0; i < key_len; i++)
 		if (!is_key_char(s[i]) || key_len > KEY_NAME_MAX)
-			return config_file_error(f,
-						 "invalid key name '%s': keys are letters and "
-						 "digits, like MaxUse",
-						 s);
+			return config_file_warn(f, NULL,
+						"invalid key name '%s': keys are letters and "
+						"digits, like MaxUse",
+						s);
 	if (f->section == SECTION_NONE)
-		return config_file_error(f,
-					 "key '%s' outside of any section: put it under "
-					 "[Archive], [Store] or [Target.NAME]",
-					 s);
+		return config_file_warn(f, NULL,
+					"key '%s' outside of any section: put it under "
+					"[Archive], [Store] or [Target.NAME]",
+					s);
 	f->key = s;
 	f->value = value;
-	return 0;
+	return 1;
 }
 
 /*
  * The ini_reader given to libinih, fgets() style: stores the next line
  * into str (at most num - 1 bytes and a NUL), or returns NULL at the end of
- * the file or after an error (f->r).
+ * the file, after a read error (warned) or when out of memory (f->r). A
+ * line that is ignored reaches libinih as an empty line.
  */
 static char *config_file_read_line(char *str, int num, void *stream)
 {
@@ -794,6 +874,7 @@ static char *config_file_read_line(char *str, int num, void *stream)
 	ssize_t n;
 	size_t len, copy;
 	char *s;
+	int r = 1;
 
 	if (f->r < 0 || num < 3)
 		return NULL;
@@ -801,19 +882,17 @@ static char *config_file_read_line(char *str, int num, void *stream)
 	errno = 0;
 	n = getline(&f->buf, &f->buf_size, f->f);
 	if (n < 0) {
-		if (ferror(f->f)) {
-			free(f->loader->error);
-			if (asprintf(&f->loader->error, "%s: %s", f->path, strerror(errno)) < 0)
-				f->loader->error = NULL;
-			f->r = negative_errno();
-		}
+		if (ferror(f->f))
+			(void)config_file_warn(f, "rest of the file ignored", "cannot read: %s",
+					       strerror(errno));
 		return NULL;
 	}
 	f->line++;
 	f->key = f->value = NULL;
 	len = (size_t)n;
 	if (memchr(f->buf, '\0', len)) {
-		config_file_error(f, "line contains a NUL byte: this is not a text file");
+		(void)config_file_warn(f, "rest of the file ignored",
+				       "line contains a NUL byte: this is not a text file");
 		return NULL;
 	}
 
@@ -833,13 +912,14 @@ static char *config_file_read_line(char *str, int num, void *stream)
 
 	if (len == 0 || s[0] == '#' || s[0] == ';')
 		return str;
-	if (s[0] == '[') {
-		if (config_file_begin_section(f, s, len) < 0)
-			return NULL;
-		return str;
-	}
-	if (config_file_begin_assignment(f, s) < 0)
+	if (s[0] == '[')
+		r = config_file_begin_section(f, s, len);
+	else
+		r = config_file_begin_assignment(f, s);
+	if (r < 0)
 		return NULL;
+	if (r == 0)
+		strcpy(str, "\n");
 	return str;
 }
 
@@ -855,35 +935,34 @@ static int config_file_unknown_key(ConfigFile *f, const char *section)
 {
 	for (Section s = SECTION_ARCHIVE; s < _SECTION_MAX; s++)
 		if (s != f->section && config_key_find(s, f->key))
-			return config_file_error(f,
-						 "unknown key '%s' in section [%s] (%s= belongs "
-						 "in section [%s])",
-						 f->key, section, f->key, section_names[s]);
-	return config_file_error(f, "unknown key '%s' in section [%s]", f->key, section);
+			return config_file_warn(f, NULL,
+						"unknown key '%s' in section [%s] (%s= belongs "
+						"in section [%s])",
+						f->key, section, f->key, section_names[s]);
+	return config_file_warn(f, NULL, "unknown key '%s' in section [%s]", f->key, section);
 }
 
-/* The ini_handler: libinih found an assignment; its key and value are in f. */
+/*
+ * The ini_handler: libinih found an assignment; its key and value are in f.
+ * Returns 0 (an error to libinih) only when out of memory.
+ */
 static int config_file_handle_assignment(void *user, const char *section, const char *name,
 					 const char *value)
 {
 	ConfigFile *f = user;
-	_cleanup_free_ char *detail = NULL;
+	_cleanup_free_ char *detail = NULL, *done = NULL;
 	const ConfigKey *k;
 	void *base;
 	int r;
 
 	if (f->r < 0)
 		return 0;
-	if (!f->key || !streq(f->key, name)) {
-		config_file_error(f, "syntax error: expected 'Key=Value'");
-		return 0;
-	}
+	if (!f->key || !streq(f->key, name))
+		return config_file_warn(f, NULL, "syntax error: expected 'Key=Value'") >= 0;
 
 	k = config_key_find(f->section, name);
-	if (!k) {
-		config_file_unknown_key(f, section);
-		return 0;
-	}
+	if (!k)
+		return config_file_unknown_key(f, section) >= 0;
 
 	if (f->section == SECTION_TARGET) {
 		TargetOrigin *o = &f->loader->origins[f->target];
@@ -906,66 +985,91 @@ static int config_file_handle_assignment(void *user, const char *section, const 
 		f->r = r;
 		return 0;
 	}
+	if (r >= 0) {
+		if (f->section == SECTION_TARGET)
+			target_update_counts(base);
+		return 1;
+	}
+
+	/* [Archive] and [Store] keys all have defaults; a target is disabled instead. */
+	if (f->section != SECTION_TARGET &&
+	    asprintf(&done, "line ignored, %s= keeps its previous value (default %s)", name,
+		     k->default_value) < 0) {
+		done = NULL;
+		f->r = -ENOMEM;
+		return 0;
+	}
 	if (r == -ERANGE)
-		config_file_error(f, "value '%s' of key '%s' in section [%s] is too large",
-				  f->value, name, section);
-	else if (r < 0)
-		config_file_error(f, "invalid value '%s' for key '%s' in section [%s]: %s",
-				  f->value, name, section, detail ?: value_kind_expected(k));
-	else if (f->section == SECTION_TARGET)
-		target_update_counts(base);
+		r = config_file_warn(f, done, "value '%s' of key '%s' in section [%s] is too large",
+				     f->value, name, section);
+	else
+		r = config_file_warn(f, done, "invalid value '%s' for key '%s' in section [%s]: %s",
+				     f->value, name, section, detail ?: value_kind_expected(k));
 	return r >= 0;
 }
 
-static int open_error(ConfigLoader *l, const char *path, int r)
-{
-	free(l->error);
-	if (asprintf(&l->error, "%s: %s", path, strerror(-r)) < 0)
-		l->error = NULL;
-	return r;
-}
-
-/* Opens a file to read, which must be a regular file or /dev/null. */
-static int config_open(ConfigLoader *l, const char *path, FILE **ret)
+/*
+ * Opens a file to read, which must be a regular file or /dev/null. Returns
+ * -ENOENT when it does not exist, other errors with *ret_why (static text) set.
+ */
+static int config_open(const char *path, FILE **ret, const char **ret_why)
 {
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 	FILE *f;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return errno == ENOENT ? -ENOENT : open_error(l, path, -errno);
-	if (fstat(fd, &st) < 0)
-		return open_error(l, path, -errno);
-	if (S_ISDIR(st.st_mode))
-		return open_error(l, path, -EISDIR);
+	if (fd < 0) {
+		*ret_why = strerror(errno);
+		return -errno;
+	}
+	if (fstat(fd, &st) < 0) {
+		*ret_why = strerror(errno);
+		return -errno;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*ret_why = strerror(EISDIR);
+		return -EISDIR;
+	}
 	if (!S_ISREG(st.st_mode) && !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))) {
-		free(l->error);
-		if (asprintf(&l->error, "%s: not a regular file", path) < 0)
-			l->error = NULL;
+		*ret_why = "not a regular file";
 		return -EINVAL;
 	}
 	f = fdopen(fd, "re");
-	if (!f)
-		return open_error(l, path, -errno);
+	if (!f) {
+		*ret_why = strerror(errno);
+		return -errno;
+	}
 	TAKE_FD(fd);
 	*ret = f;
 	return 0;
 }
 
-/* Parses one file; -ENOENT without an error message when it does not exist. */
-static int config_parse_file(ConfigLoader *l, const char *path)
+/*
+ * Parses one file. -ENOENT when it does not exist. A file that cannot be
+ * opened is an error (in l->error) if required, else a warning and 0.
+ */
+static int config_parse_file(ConfigLoader *l, const char *path, bool required)
 {
 	_cleanup_fclose_ FILE *stream = NULL;
 	ConfigFile f = {
 		.loader = l,
 		.path = path,
 	};
+	const char *why = NULL;
 	int r;
 
-	r = config_open(l, path, &stream);
-	if (r < 0)
+	r = config_open(path, &stream, &why);
+	if (r == -ENOENT && !required)
 		return r;
+	if (r < 0 && required) {
+		free(l->error);
+		if (asprintf(&l->error, "%s: %s", path, why) < 0)
+			l->error = NULL;
+		return r;
+	}
+	if (r < 0)
+		return loader_warn(l, path, "file ignored", "cannot read: %s", why);
 	f.f = stream;
 
 	r = ini_parse_stream(config_file_read_line, &f, config_file_handle_assignment, &f);
@@ -975,14 +1079,39 @@ static int config_parse_file(ConfigLoader *l, const char *path)
 	if (r == -2)
 		return -ENOMEM;
 	if (r != 0) {
-		/* Not reached: the reader rejects every line libinih would. */
+		/* Not reached: the reader blanks every line libinih would refuse. */
 		f.line = (unsigned)r;
-		return config_file_error(&f, "syntax error");
+		return config_file_warn(&f, NULL, "syntax error");
 	}
 	return 0;
 }
 
-/* Checks what can only be checked once every file is read. */
+/* Returns whether the authority part of an http(s) URL has a password ("user:password@"). */
+static bool url_has_password(const char *url)
+{
+	const char *authority = strstr(url, "://") + 3;
+	size_t len = strcspn(authority, "/?#");
+	const char *at = memrchr(authority, '@', len);
+
+	return at && memchr(authority, ':', (size_t)(at - authority));
+}
+
+/* Why a target must not send over plain http://, or NULL. */
+static const char *target_insecure_credentials(const PstoredTarget *t)
+{
+	if (t->allow_insecure_credentials || !strneq(t->url, "http://", 7))
+		return NULL;
+	if (t->token_file)
+		return "would send the bearer token of TokenFile= in clear text over http://";
+	if (url_has_password(t->url))
+		return "would send the password in URL= in clear text over http://";
+	if (t->client_certificate)
+		return "has ClientCertificate=, which only https:// uses (over http:// the "
+		       "collector cannot tell who sends)";
+	return NULL;
+}
+
+/* Checks what can only be checked once every file is read; disables the targets that fail. */
 static int config_check_targets(ConfigLoader *l)
 {
 	PstoredConfig *c = l->config;
@@ -990,37 +1119,71 @@ static int config_check_targets(ConfigLoader *l)
 	for (size_t i = 0; i < c->n_targets; i++) {
 		const PstoredTarget *t = &c->targets[i];
 		const TargetOrigin *o = &l->origins[i];
-		ConfigFile f = {.loader = l, .path = o->path, .line = o->line};
+		ConfigFile f = {.loader = l,
+				.path = o->path,
+				.line = o->line,
+				.section = SECTION_TARGET,
+				.target = i};
+		const char *insecure;
 
+		if (o->disabled)
+			continue;
 		if (t->type == _PSTORED_TARGET_TYPE_INVALID)
-			return config_file_error(&f,
-						 "[Target.%s] has no Type= (set journal-remote or "
-						 "http-json)",
-						 t->name);
-		if (!t->url)
-			return config_file_error(&f, "[Target.%s] has no URL=", t->name);
-		if (t->type == PSTORED_TARGET_JOURNAL_REMOTE && o->method_line > 0) {
+			(void)config_file_warn(&f, NULL,
+					       "[Target.%s] has no Type= (set journal-remote or "
+					       "http-json)",
+					       t->name);
+		else if (!t->url)
+			(void)config_file_warn(&f, NULL, "[Target.%s] has no URL=", t->name);
+		else if (t->type == PSTORED_TARGET_JOURNAL_REMOTE && o->method_line > 0) {
 			f.path = o->method_path;
 			f.line = o->method_line;
-			return config_file_error(&f,
-						 "Method= in [Target.%s] applies to Type=http-json "
-						 "only (journal-remote targets always POST)",
-						 t->name);
-		}
-		if (t->type == PSTORED_TARGET_HTTP_JSON && t->method == PSTORED_HTTP_PUT &&
-		    !strstr(t->url, "{id}"))
-			return config_file_error(&f,
-						 "URL= of [Target.%s] has no {id}: with "
-						 "Method=PUT each crash needs its own URL, like "
-						 "https://host/crashes/{id}",
-						 t->name);
-		if (!t->client_certificate != !t->client_key)
-			return config_file_error(&f,
-						 "[Target.%s] needs both ClientCertificate= and "
-						 "ClientKey=, or neither",
-						 t->name);
+			(void)config_file_warn(&f, NULL,
+					       "Method= in [Target.%s] applies to Type=http-json "
+					       "only (journal-remote targets always POST)",
+					       t->name);
+		} else if (t->type == PSTORED_TARGET_HTTP_JSON && t->method == PSTORED_HTTP_PUT &&
+			   !strstr(t->url, "{id}"))
+			(void)config_file_warn(&f, NULL,
+					       "URL= of [Target.%s] has no {id}: with "
+					       "Method=PUT each crash needs its own URL, like "
+					       "https://host/crashes/{id}",
+					       t->name);
+		else if (!t->client_certificate != !t->client_key)
+			(void)config_file_warn(&f, NULL,
+					       "[Target.%s] needs both ClientCertificate= and "
+					       "ClientKey=, or neither",
+					       t->name);
+		else if ((insecure = target_insecure_credentials(t)))
+			(void)config_file_warn(
+				&f, NULL,
+				"[Target.%s] %s: use an https:// URL, or set "
+				"AllowInsecureCredentials=yes in it if the network is "
+				"trusted",
+				t->name, insecure);
+		if (f.r < 0)
+			return f.r;
 	}
 	return 0;
+}
+
+/* Removes the disabled targets from the configuration. */
+static void config_drop_disabled_targets(ConfigLoader *l)
+{
+	PstoredConfig *c = l->config;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_targets; i++) {
+		if (l->origins[i].disabled) {
+			target_done(&c->targets[i]);
+			free(l->origins[i].path);
+			free(l->origins[i].method_path);
+			continue;
+		}
+		c->targets[n] = c->targets[i];
+		l->origins[n++] = l->origins[i];
+	}
+	c->n_targets = n;
 }
 
 typedef struct DropIn {
@@ -1064,7 +1227,10 @@ static bool is_dropin_name(const char *name)
 	       streq(name + len - strlen(".conf"), ".conf");
 }
 
-/* Adds the drop-ins of dir whose names are not in the list yet (from a directory before it). */
+/*
+ * Adds the drop-ins of dir whose names are not in the list yet (from a
+ * directory before it). A directory that cannot be read is a warning.
+ */
 static int dropin_list_add_dir(ConfigLoader *l, DropInList *d, const char *dir)
 {
 	DIR *dp;
@@ -1075,10 +1241,12 @@ static int dropin_list_add_dir(ConfigLoader *l, DropInList *d, const char *dir)
 	if (!dp) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
-		return open_error(l, dir, -errno);
+		return loader_warn(l, dir, "directory ignored", "cannot read: %m");
 	}
 
-	FOREACH_DIRENT(de, dp, r = open_error(l, dir, -errno)) {
+	FOREACH_DIRENT(
+		de, dp,
+		r = loader_warn(l, dir, "rest of the directory ignored", "cannot read: %m")) {
 		struct stat st;
 		DropIn *items, *item;
 		bool masked;
@@ -1141,8 +1309,8 @@ static int config_parse_standard(ConfigLoader *l, const char *root)
 
 		if (asprintf(&p, "%.*s%s/pstored.conf", (int)root_len, root, config_dirs[i]) < 0)
 			return -ENOMEM;
-		r = config_parse_file(l, p);
-		if (r == -ENOENT && !l->error)
+		r = config_parse_file(l, p, false);
+		if (r == -ENOENT)
 			continue;
 		if (r < 0)
 			return r;
@@ -1165,8 +1333,8 @@ static int config_parse_standard(ConfigLoader *l, const char *root)
 	for (size_t i = 0; i < dropins.n; i++) {
 		if (dropins.items[i].masked)
 			continue;
-		r = config_parse_file(l, dropins.items[i].path);
-		if (r == -ENOENT && !l->error) /* removed since it was listed */
+		r = config_parse_file(l, dropins.items[i].path, false);
+		if (r == -ENOENT) /* removed since it was listed */
 			continue;
 		if (r < 0)
 			return r;
@@ -1185,14 +1353,14 @@ int pstored_config_load(const char *path, const char *root, PstoredConfig **ret,
 		return r;
 	l.config = c;
 
-	if (path) {
-		r = config_parse_file(&l, path);
-		if (r < 0 && !l.error && r != -ENOMEM)
-			open_error(&l, path, r);
-	} else
+	if (path)
+		r = config_parse_file(&l, path, true);
+	else
 		r = config_parse_standard(&l, root);
 	if (r >= 0)
 		r = config_check_targets(&l);
+	if (r >= 0)
+		config_drop_disabled_targets(&l);
 	if (r < 0) {
 		if (ret_error)
 			*ret_error = TAKE_PTR(l.error);

@@ -64,6 +64,8 @@ typedef struct PstoredTarget {
 	bool redact;
 	char **redact_regex; /* POSIX extended regexes, NULL-terminated, never NULL */
 	size_t n_redact_regex;
+	/* Send TokenFile= or a client certificate to an http:// URL, in clear text. */
+	bool allow_insecure_credentials;
 } PstoredTarget;
 
 typedef struct PstoredConfig {
@@ -79,9 +81,13 @@ typedef struct PstoredConfig {
 	uint64_t max_crashes;
 	bool keep_unsent;
 
-	/* [Target.NAME] sections, in the order they first appear */
+	/* [Target.NAME] sections, in the order they first appear, without the disabled ones */
 	PstoredTarget *targets;
 	size_t n_targets;
+
+	/* What pstored_config_load() found wrong and ignored: "FILE:LINE: what; what was done" */
+	char **warnings;
+	size_t n_warnings;
 } PstoredConfig;
 
 /*
@@ -90,19 +96,30 @@ typedef struct PstoredConfig {
  * only that file, no drop-ins ("/dev/null" gives the defaults); root is then
  * ignored.
  *
- * Returns 0 and *ret, or a negative errno: -EINVAL for a bad line, with
- * *ret_error (if ret_error is not NULL) set to a message of the form
- * "FILE:LINE: what is wrong", and for I/O errors "FILE: cause". The caller
- * frees *ret_error. Nothing is logged. Outputs are untouched on failure,
- * except *ret_error.
+ * A problem in the files does not fail the load, as in systemd: at boot,
+ * archiving with the defaults beats archiving nothing. A line that cannot be
+ * understood (syntax, unknown key, bad value) is ignored, so its key keeps
+ * its earlier value or default; the lines of an unknown section are ignored;
+ * a file that exists but cannot be read is ignored. A problem anywhere in a
+ * [Target.NAME] section, or in what the section says as a whole, disables
+ * that target: sending with half of its settings could send what should not
+ * be sent, or to where it should not go. Each problem is one line in
+ * (*ret)->warnings, "FILE:LINE: what is wrong; what was done" ("FILE: ..."
+ * for a file that cannot be read).
+ *
+ * Returns 0 and *ret, or a negative errno: -ENOMEM, or the error of opening
+ * path (the file the caller asked for), with *ret_error (if ret_error is not
+ * NULL) set to "FILE: cause". The caller frees *ret_error. Nothing is
+ * logged. Outputs are untouched on failure, except *ret_error.
  */
 int pstored_config_load(const char *path, const char *root, PstoredConfig **ret, char **ret_error);
 
 /*
- * The programs' pstored_config_load(path, NULL, ...): on failure, logs what is
- * wrong where, in the same words for every verb, and returns the error; with
- * error_message, the message also replaces *error_message (log_error_errno_save()).
- * The one function of this library that logs (config-log.c).
+ * The programs' pstored_config_load(path, NULL, ...): logs each warning, and
+ * on failure logs what is wrong where, in the same words for every verb, and
+ * returns the error; with error_message, the failure's message also replaces
+ * *error_message (log_error_errno_save()). The one function of this library
+ * that logs (config-log.c).
  */
 int pstored_config_load_and_log(const char *path, PstoredConfig **ret, char **error_message);
 

@@ -97,7 +97,7 @@ typedef struct PstoreRecord {
 /* A directory entry pstored will not read, and why. */
 typedef struct PstoreSkipped {
 	char *name;
-	const char *reason; /* "symbolic link", "directory", "special file" */
+	const char *reason; /* "symbolic link", "directory", "special file", "hard link" */
 } PstoreSkipped;
 
 typedef struct PstoreCrash {
@@ -162,7 +162,7 @@ typedef void (*PstoreProbe)(PstoreRecord *r, const char *buf, size_t len, int er
 
 /*
  * Lists the directory: records sorted by name, entries that are not regular
- * files in skipped. Reads the header of every dmesg record: only its first
+ * files or have more than one link in skipped. Reads the header of every dmesg record: only its first
  * PSTORE_HEADER_MAX bytes unless it is compressed. Reads the other records
  * that are not logs whole (one record in memory at a time, at most max_record
  * bytes) and hands them, and the compressed dmesg records, to probe. No

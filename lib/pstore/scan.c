@@ -53,6 +53,9 @@ static int add_entry(PstoreScan *s, const char *name, const struct stat *st)
 		skip_reason = "directory";
 	else if (!S_ISREG(st->st_mode))
 		skip_reason = "special file";
+	else if (st->st_nlink > 1)
+		/* pstore has no link(2): another name of a file from elsewhere (/etc/shadow). */
+		skip_reason = "hard link";
 
 	copy = strdup(name);
 	if (!copy)

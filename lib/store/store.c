@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
+#include <zlib.h>
 
 #include "fs-util.h"
 #include "memory-util.h"
@@ -211,6 +212,9 @@ int store_open(const char *dir, StoreOpenFlags flags, Store **ret)
 		return -errno;
 	if (fstat(s->dir_fd, &st) < 0)
 		return -errno;
+	/* Whoever else can write here can plant crashes, links and FIFOs for us to trust. */
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
 
 	if (!(flags & STORE_READONLY)) {
 		_cleanup_close_ int lock_fd = -1;
@@ -487,8 +491,8 @@ const char *store_upload_state_for(json_t *crash, const char *target)
  * The index, one line per change, a later line for an id superseding the
  * earlier ones:
  *
- *	ID TAB TIME TAB KIND TAB REASON TAB KERNEL TAB SIGNATURE TAB UPLOAD TAB HEADLINE TAB SUMMARY
- *	ID TAB "-"                                          (the crash was deleted)
+ *	ID TAB TIME TAB KIND TAB REASON TAB KERNEL TAB SIGNATURE TAB UPLOAD TAB HEADLINE TAB SUMMARY TAB CRC
+ *	ID TAB "-" TAB CRC                                  (the crash was deleted)
  *
  * SUMMARY is the store_crash_summary() as compact JSON, which is all the
  * index needs; the columns before it repeat what a listing shows (TIME in
@@ -496,7 +500,11 @@ const char *store_upload_state_for(json_t *crash, const char *target)
  * or else the function), with tabs and control characters turned into
  * spaces, so that store_list_entries() can list thousands of crashes without
  * parsing any JSON. JSON has no raw tab or newline in it, so the summary
- * needs no escaping.
+ * needs no escaping. CRC is the CRC-32 (zlib's crc32()) of the line before
+ * its last tab, in 8 lower-case hex digits: as listing trusts the columns and
+ * the JSON without parsing, it checks that the line is as a writer made it,
+ * whose columns and JSON agree; a line edited by hand, torn or flipped by the
+ * disk does not match, and the index counts as corrupt.
  */
 enum {
 	COLUMN_ID,
@@ -511,6 +519,31 @@ enum {
 	_COLUMN_MAX,
 };
 #define INDEX_TOMBSTONE "-"
+#define INDEX_CRC_LEN 8
+
+/* The CRC column of the line p[0 ... len), without its tab. */
+static void index_line_crc(const char *p, size_t len, char ret[static INDEX_CRC_LEN + 1])
+{
+	snprintf(ret, INDEX_CRC_LEN + 1, "%08lx", crc32(0, (const Bytef *)p, (uInt)len));
+}
+
+/*
+ * Checks the CRC column of the line p ... eol (the newline); *ret_eol gets the
+ * end of the line before it. -EBADMSG if it is missing or does not match.
+ */
+static int index_line_verify(const char *p, const char *eol, const char **ret_eol)
+{
+	const char *tab = eol - 1 - INDEX_CRC_LEN;
+	char crc[INDEX_CRC_LEN + 1];
+
+	if (eol - p <= 1 + INDEX_CRC_LEN || *tab != '\t')
+		return -EBADMSG;
+	index_line_crc(p, tab - p, crc);
+	if (memcmp(tab + 1, crc, INDEX_CRC_LEN) != 0)
+		return -EBADMSG;
+	*ret_eol = tab;
+	return 0;
+}
 
 /* The summary keys the text columns repeat. */
 static const char *const column_keys[COLUMN_SUMMARY] = {
@@ -535,7 +568,7 @@ static int index_line_format(json_t *summary, char **ret, size_t *ret_len)
 	_cleanup_free_ char *json = NULL, *buf = NULL;
 	const char *headline = json_string_value(json_object_get(summary, "message"));
 	json_t *time = json_object_get(summary, "time");
-	char tbuf[32] = "";
+	char tbuf[32] = "", crc[INDEX_CRC_LEN + 1];
 	size_t len = 0;
 	FILE *f;
 	int r = 0;
@@ -561,8 +594,14 @@ static int index_line_format(json_t *summary, char **ret, size_t *ret_len)
 				: json_string_value(json_object_get(summary, column_keys[c]));
 		r = put_column(f, text);
 	}
-	if (r == 0 && fprintf(f, "%s\n", json) < 0)
+	if (r == 0 && (fputs(json, f) == EOF || fflush(f) == EOF))
 		r = -EIO;
+	if (r == 0) {
+		/* The flush made buf and len the line so far. */
+		index_line_crc(buf, len, crc);
+		if (fprintf(f, "\t%s\n", crc) < 0)
+			r = -EIO;
+	}
 	if (fclose(f) != 0 && r == 0)
 		r = -ENOMEM;
 	if (r < 0)
@@ -618,9 +657,13 @@ static int index_append(Store *s, json_t *summary)
 
 static int index_append_tombstone(Store *s, const char *id)
 {
-	char line[STORE_CRASH_ID_LEN + sizeof("\t" INDEX_TOMBSTONE "\n")];
+	char line[STORE_CRASH_ID_LEN + sizeof("\t" INDEX_TOMBSTONE "\t\n") + INDEX_CRC_LEN];
+	char crc[INDEX_CRC_LEN + 1];
+	int n;
 
-	snprintf(line, sizeof(line), "%s\t" INDEX_TOMBSTONE "\n", id);
+	n = snprintf(line, sizeof(line), "%s\t" INDEX_TOMBSTONE, id);
+	index_line_crc(line, n, crc);
+	snprintf(line + n, sizeof(line) - n, "\t%s\n", crc);
 	return index_append_text(s, line, strlen(line));
 }
 
@@ -690,7 +733,7 @@ static bool index_is_fresh(Store *s)
 	struct stat st;
 	ssize_t n;
 
-	fd = openat(s->dir_fd, INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	fd = open_regular_at(s->dir_fd, INDEX_FILE, O_RDONLY, 0);
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size < 2)
 		return false;
 	n = pread(fd, buf, MIN((off_t)sizeof(buf), st.st_size),
@@ -744,9 +787,9 @@ static int index_read(Store *s, json_t *map)
 	bool corrupt = false;
 	ssize_t n;
 
-	fd = openat(s->dir_fd, INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	fd = open_regular_at(s->dir_fd, INDEX_FILE, O_RDONLY, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);
@@ -755,15 +798,20 @@ static int index_read(Store *s, json_t *map)
 
 	while ((n = getline(&line, &allocated, f)) > 0) {
 		char *columns[_COLUMN_MAX];
+		const char *end;
 		json_t *entry, *id;
 		int k;
 
 		if (line[n - 1] != '\n')
 			break; /* a writer was interrupted mid-line: the line never happened */
-		line[n - 1] = '\0';
 		lines++;
 		if (line[0] == '#')
 			continue; /* a stamp */
+		if (index_line_verify(line, line + n - 1, &end) < 0) {
+			corrupt = true;
+			continue;
+		}
+		line[end - line] = '\0';
 		k = index_line_split(line, columns);
 		if (k == 2) {
 			(void)json_object_del(map, columns[COLUMN_ID]);
@@ -1141,7 +1189,7 @@ static int compare_entries(const void *a, const void *b)
 	return strcmp(x->id, y->id);
 }
 
-/* Parses one index line, p ... eol (the newline), without changing it. */
+/* Parses one index line, p ... eol (its CRC column's tab), without changing it. */
 static int index_line_parse(const char *p, const char *eol, IndexLine *ret)
 {
 	char id[STORE_CRASH_ID_LEN + 1];
@@ -1191,7 +1239,7 @@ static int index_lines_parse(Store *s, const char *buf, size_t len, IndexLine **
 	IndexStamp x;
 	int r;
 
-	for (const char *p = buf, *eol; p < buf + len; p = eol + 1) {
+	for (const char *p = buf, *eol, *end; p < buf + len; p = eol + 1) {
 		eol = memchr(p, '\n', buf + len - p);
 		if (!eol)
 			break; /* a torn last line never happened */
@@ -1210,7 +1258,10 @@ static int index_lines_parse(Store *s, const char *buf, size_t len, IndexLine **
 			v = w;
 			allocated = a;
 		}
-		r = index_line_parse(p, eol, &v[n]);
+		r = index_line_verify(p, eol, &end);
+		if (r < 0)
+			return r;
+		r = index_line_parse(p, end, &v[n]);
 		if (r < 0)
 			return r;
 		n++;
@@ -1296,18 +1347,19 @@ static int index_map(Store *s, const char **ret, size_t *ret_len)
 	struct stat st;
 	void *p;
 
-	fd = openat(s->dir_fd, INDEX_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT) {
+	fd = open_regular_at(s->dir_fd, INDEX_FILE, O_RDONLY, 0);
+	if (fd == -ENOENT) {
 		*ret = NULL;
 		*ret_len = 0;
 		return 0;
 	}
+	/* Not a regular file: a corrupt index, which the crash directories replace. */
+	if (fd == -EISDIR || fd == -EBADFD || fd == -ELOOP)
+		return -EBADMSG;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EBADMSG;
 	if ((uint64_t)st.st_size > INDEX_MAX)
 		return -EFBIG;
 	if (st.st_size == 0) {
@@ -1383,7 +1435,7 @@ int store_list_entries(Store *s, StoreListing **ret)
 	_cleanup_free_ size_t *missing = NULL;
 	size_t n_lines = 0, n_dirs = 0, n_keep = 0, n_missing = 0, len = 0, i = 0;
 	const char *index = NULL;
-	bool stamped = false;
+	bool stamped = false, corrupt = false;
 	int r;
 
 	l = calloc(1, sizeof(*l));
@@ -1394,13 +1446,13 @@ int store_list_entries(Store *s, StoreListing **ret)
 		return -ENOMEM;
 
 	r = index_map(s, &index, &len);
-	if (r < 0)
-		return r;
-	r = index ? index_lines_parse(s, index, len, &lines, &by_id, &n_lines, &stamped) : 0;
-	/* A corrupt index: list from the crash directories; a writer repairs it. */
-	if (r == -EBADMSG)
+	if (r >= 0 && index)
+		r = index_lines_parse(s, index, len, &lines, &by_id, &n_lines, &stamped);
+	/* A corrupt index: list from the crash directories, and tell. */
+	if (r == -EBADMSG) {
+		corrupt = true;
 		n_lines = 0;
-	else if (r < 0)
+	} else if (r < 0)
 		goto out;
 
 	/* Unless the store directory is as a writer left it after checking the index (then the
@@ -1457,7 +1509,7 @@ int store_list_entries(Store *s, StoreListing **ret)
 	l->index = TAKE_PTR(index);
 	l->index_size = len;
 	*ret = TAKE_PTR(l);
-	r = 0;
+	r = corrupt;
 out:
 	if (index)
 		munmap((void *)index, len);
@@ -1737,10 +1789,14 @@ int store_txn_begin(Store *s, const char *id, StoreTxn **ret)
 static bool file_name_is_valid(const char *name)
 {
 	return name && *name && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..") &&
-	       strlen(name) <= NAME_MAX && !streq(name, CRASH_FILE);
+	       strlen(name) <= NAME_MAX;
 }
 
-/* Splits "records/NAME" or "NAME" into the directory fd and the base name. */
+/*
+ * Splits "records/NAME" or "NAME" into the directory fd and the base name.
+ * Below records/ any name the kernel can give a record is fine, "crash.json"
+ * too: nothing else lives there.
+ */
 static int txn_resolve(StoreTxn *t, const char *name, int *ret_fd, const char **ret_base)
 {
 	if (strneq(name, RECORDS_DIR "/", strlen(RECORDS_DIR "/"))) {
@@ -1759,7 +1815,7 @@ static int txn_resolve(StoreTxn *t, const char *name, int *ret_fd, const char **
 		*ret_base = base;
 		return 0;
 	}
-	if (!file_name_is_valid(name) || streq(name, RECORDS_DIR))
+	if (!file_name_is_valid(name) || streq(name, RECORDS_DIR) || streq(name, CRASH_FILE))
 		return -EINVAL;
 	*ret_fd = t->dir_fd;
 	*ret_base = name;
@@ -1822,13 +1878,12 @@ int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len)
 int store_txn_open_file(StoreTxn *t, const char *name)
 {
 	const char *base;
-	int dir_fd, fd, r;
+	int dir_fd, r;
 
 	r = txn_resolve(t, name, &dir_fd, &base);
 	if (r < 0)
 		return r;
-	fd = openat(dir_fd, base, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	return fd < 0 ? -errno : fd;
+	return open_regular_at(dir_fd, base, O_RDONLY, 0);
 }
 
 uint64_t store_txn_size(const StoreTxn *t)

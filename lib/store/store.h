@@ -55,6 +55,12 @@ typedef enum StoreOpenFlags {
 	STORE_READONLY = 1 << 1, /* never write: no index repair, no locking */
 } StoreOpenFlags;
 
+/*
+ * -EPERM if the store directory is not owned by root or the effective user, or
+ * is writable by its group or others: anyone else who can write there could
+ * plant crashes (or FIFOs and links) in it. Nothing below it is checked: only
+ * its owner can add entries there.
+ */
 int store_open(const char *dir, StoreOpenFlags flags, Store **ret);
 Store *store_free(Store *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Store *, store_free);
@@ -84,7 +90,12 @@ typedef struct StoreListEntry {
 
 typedef struct StoreListing StoreListing;
 
-/* Every crash, oldest first (by time, then id), checked against the crash directories. */
+/*
+ * Every crash, oldest first (by time, then id), checked against the crash
+ * directories. Returns 1 if the index was corrupt (a line whose CRC does not
+ * match, see store.c): the listing then comes from the crash directories
+ * alone, and store_rebuild_index() repairs the index.
+ */
 int store_list_entries(Store *s, StoreListing **ret);
 size_t store_listing_size(const StoreListing *l);
 const StoreListEntry *store_listing_entry(const StoreListing *l, size_t i);

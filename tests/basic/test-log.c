@@ -37,6 +37,24 @@ Test(log, level_filter_keeps_errno, .init = redirect_stderr)
 	cr_assert_stderr_eq_str("");
 }
 
+/* A record name with a terminal escape, a line of its own and CSI stays on one escaped line. */
+Test(log, messages_are_escaped, .init = redirect_stderr)
+{
+	_cleanup_free_ char *saved = NULL;
+	char expected[256];
+
+	log_error("%s: cannot read record", "dmesg-\x1b[2J\npstored: forged\xc2\x9b?25l-1");
+	log_error_errno_save(EIO, &saved, "%s: %m", "\xff\r");
+	fflush(stderr);
+
+	snprintf(expected, sizeof(expected),
+		 "%1$s: dmesg-\\x1b[2J\\npstored: forged\\u009b?25l-1: cannot read record\n"
+		 "%1$s: \\xff\\r: Input/output error\n",
+		 program_invocation_short_name);
+	cr_assert_stderr_eq_str(expected);
+	cr_assert_str_eq(saved, "\\xff\\r: Input/output error");
+}
+
 Test(macro, take_ptr_and_fd)
 {
 	_cleanup_free_ char *p = strdup("x");

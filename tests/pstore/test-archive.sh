@@ -230,6 +230,54 @@ printf '[Archive]\nMaxRecordSize=4M\n' >"$tmp/big.conf"
 archive --config="$tmp/big.conf"
 check "MaxRecordSize=4M takes the huge record" eq "$(crashes)" 6
 
+# A pstore entry named like a file of the store is archived below records/,
+# like any other.
+setup erst-multipart
+printf 'not a crash.json\n' >"$tmp/pstore/crash.json"
+cp -a "$tmp/pstore/crash.json" "$tmp/orig/"
+archive --config=/dev/null
+check "crash.json in pstore: exit status" eq "$rc" 0
+check "crash.json in pstore: archived" eq "$(crashes)" 2
+check "crash.json in pstore: stored as it is" cmp -s "$tmp"/store/*/records/crash.json "$tmp/orig/crash.json"
+check "crash.json in pstore: erased" eq "$(left)" 0
+
+# A hard link (pstore has none) to a file from elsewhere is skipped, not
+# copied into the store.
+setup erst-multipart
+rm "$tmp"/pstore/*
+printf 'secret\n' >"$tmp/secret"
+ln "$tmp/secret" "$tmp/pstore/dmesg-erst-7000000000000000001"
+archive --config=/dev/null
+check "hard link: message" grep -q "dmesg-erst-7000000000000000001: hard link, not a pstore record; skipped" "$tmp/out"
+check "hard link: left alone" eq "$(find "$tmp/pstore" -mindepth 1 -printf '%f %n\n')" "dmesg-erst-7000000000000000001 2"
+check "hard link: not in the store" eval '! grep -rqx secret "$tmp/store"'
+
+# FIFOs where the store's files go: the run neither blocks nor fails.
+setup erst-multipart
+mkdir -m 0700 "$tmp/store"
+mkfifo "$tmp/store/last-archive.json.tmp" "$tmp/store/index"
+rc=0
+timeout 60 "$PSTORED" archive --config=/dev/null --pstore-dir="$tmp/pstore" \
+	--store-dir="$tmp/store" >"$tmp/out" 2>&1 || rc=$?
+check "FIFOs in the store: exit status" eq "$rc" 0
+check "FIFOs in the store: archived" eq "$(crashes)" 1
+check "FIFOs in the store: replaced by files" eq "$(find "$tmp/store" -maxdepth 1 -type p | wc -l)" 0
+check "FIFOs in the store: run recorded" jq -e '.result == "success"' "$tmp/store/last-archive.json"
+
+# A store that others could write to (and plant crashes in) is refused.
+setup erst-multipart
+mkdir -m 0777 "$tmp/store"
+archive --config=/dev/null
+check "unsafe store: exit status" eq "$rc" 1
+check "unsafe store: message" grep -qF "$tmp/store: refusing an unsafe crash store: it must be owned by root (or by the user running pstored) and not be writable by group or others; the records stay in $tmp/pstore: fix it with 'chown root: $tmp/store' and 'chmod go-w $tmp/store', see pstored-store(5)." "$tmp/out"
+check "unsafe store: records stay" eq "$(left)" 3
+check "unsafe store: nothing stored" eq "$(find "$tmp/store" -mindepth 1 | wc -l)" 0
+chmod 0700 "$tmp/store"
+chown 65534 "$tmp/store"
+archive --config=/dev/null
+check "store of another user: exit status" eq "$rc" 1
+check "store of another user: records stay" eq "$(left)" 3
+
 setup erst-multipart
 printf '[Archive]\nStorage=journal\n' >"$tmp/journal.conf"
 archive --config="$tmp/journal.conf"
@@ -252,13 +300,75 @@ check "--no-journal: stored" eq "$(crashes)" 1
 check "--no-journal: no entry" eq "$(entries)" 0
 check "--no-unlink: kept" eq "$(left)" 3
 
+# A mistake in the configuration is a warning: the boot's crashes are archived all the same.
 setup erst-multipart
-printf '[Archive]\nBogus=1\n' >"$tmp/bad.conf"
+printf '[Archive]\nUnlnk=no\nMaxRecordSize=lots\n[Target.t]\nType=http-json\n' >"$tmp/bad.conf"
 archive --config="$tmp/bad.conf"
-check "bad config: exit status" eq "$rc" 1
-check "bad config: names file and line" \
-	grep -q "Failed to load the configuration: $tmp/bad.conf:2: .*(see pstored.conf(5))" "$tmp/out"
-check "bad config: records stay" eq "$(left)" 3
+check "bad config: exit status" eq "$rc" 0
+check "bad config: archived all the same" eq "$(crashes)" 1
+check "bad config: one journal entry" eq "$(entries)" 1
+check "bad config: pstore erased" eq "$(left)" 0
+check "bad config: unknown key named with file and line" grep -qxF \
+	"pstored: $tmp/bad.conf:2: unknown key 'Unlnk' in section [Archive]; line ignored" "$tmp/out"
+check "bad config: bad value named with file, line and the default" grep -qxF \
+	"pstored: $tmp/bad.conf:3: invalid value 'lots' for key 'MaxRecordSize' in section [Archive]: expected a size in bytes greater than 0, like 512K or 1M (K, M, G, T are powers of 1024); line ignored, MaxRecordSize= keeps its previous value (default 1M)" \
+	"$tmp/out"
+check "bad config: incomplete target disabled" grep -qxF \
+	"pstored: $tmp/bad.conf:4: [Target.t] has no URL=; [Target.t] disabled" "$tmp/out"
+
+# Only a file named on the command line that cannot be read stops the run.
+setup erst-multipart
+archive --config="$tmp/nonexistent.conf"
+check "missing --config: exit status" eq "$rc" 1
+check "missing --config: names the file" grep -qF \
+	"Failed to load the configuration: $tmp/nonexistent.conf: No such file or directory (see pstored.conf(5))" \
+	"$tmp/out"
+check "missing --config: records stay" eq "$(left)" 3
+
+# A record whose name and log hold ESC, BEL, a newline and C1 CSI (issue 24,
+# finding 4). pstored's messages go to stderr, which systemd makes a journal
+# stream, one entry per line (systemd-cat does the same here): the record name
+# must neither forge an entry nor bring control characters. The crash's own
+# entry quotes the backend (part of the name) and the panic message in MESSAGE.
+setup erst-multipart
+rm -f "$tmp"/pstore/* "$tmp"/orig/*
+name=$'dmesg-evil\e]0;owned\a\npstored: forged line\xc2\x9b?25l-1'
+printf '%s\n' 'Panic#1 Part1' \
+	'<6>[    0.000000] Linux version 6.1.0-27-amd64 (debian-kernel@lists.debian.org) #1 SMP' \
+	$'<0>[  100.000002] Kernel panic - not syncing: evil \e[2J\xc2\x9b?25l here' \
+	'<4>[  100.000005] Call Trace:' \
+	'<4>[  100.000008]  panic+0x118/0x2ed' \
+	'<4>[  100.000009]  sysrq_handle_crash+0x16/0x20' >"$tmp/orig/$name"
+cp -a "$tmp/orig/." "$tmp/pstore/"
+rc=0
+systemd-cat -t pstored-stderr "$PSTORED" archive --pstore-dir="$tmp/pstore" \
+	--store-dir="$tmp/store" --config=/dev/null || rc=$?
+check "control characters: exit status" eq "$rc" 0
+check "control characters: archived" eq "$(crashes)" 1
+id=$(basename "$(find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*')")
+# messages MATCH...: the MESSAGE of each matching entry as JSON, a string if
+# journalctl finds it printable (else an array of bytes).
+messages() {
+	journald_sync
+	journalctl --no-pager -q --all -o json --output-fields=MESSAGE "$@" | jq -c .MESSAGE
+}
+messages SYSLOG_IDENTIFIER=pstored-stderr >"$tmp/stderr.json"
+messages SYSLOG_IDENTIFIER=pstored >"$tmp/message.json"
+printable='type == "string" and (test("[\u0000-\u001f\u007f-\u009f]") | not)'
+check "pstored's stderr reached the journal" test -s "$tmp/stderr.json"
+check "pstored's messages: printable, no control character" \
+	eq "$(jq "select(($printable) | not)" "$tmp/stderr.json")" ""
+check "pstored's messages: no forged entry" \
+	eq "$(jq -r 'select(type == "string" and test("^(pstored: )?forged"))' "$tmp/stderr.json")" ""
+check "pstored's messages: the record named in one entry, escaped" \
+	eq "$(jq -r 'select(type == "string")' "$tmp/stderr.json" |
+		grep -cF '(1 record from dmesg-evil\x1b]0;owned\a\npstored: forged line\u009b?25l-1).')" 1
+check "crash MESSAGE: printable, no control character" \
+	eq "$(jq "select(($printable) | not)" "$tmp/message.json")" ""
+check "crash MESSAGE: the panic message and backend escaped" eq "$(jq -r . "$tmp/message.json")" \
+	'Kernel panic in a previous boot: Kernel panic - not syncing: evil ?[2J??25l here in sysrq_handle_crash, saved from evil\x1b]0;owned\a\npstored: forged line\u009b?25l pstore (1 record); see '"'pstorectl show ${id:0:8}'"
+check "control characters: PSTORE_BACKEND as in the name" eq "$(field PSTORE_BACKEND)" \
+	$'evil\e]0;owned\a\npstored: forged line\xc2\x9b?25l'
 
 rm -rf "$tmp"
 checks_done

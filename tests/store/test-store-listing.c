@@ -169,7 +169,7 @@ Test(listing, index_repairs)
 
 	/* A corrupt line: listed from the crash directories. */
 	cr_assert_eq(write_file_at(AT_FDCWD, index_path, O_APPEND, 0640, "\ngarbage\n", 9), 0);
-	l = listing(ro);
+	cr_assert_eq(store_list_entries(ro, &l), 1);
 	cr_assert_eq(store_listing_size(l), 2);
 	cr_assert_str_eq(store_listing_entry(l, 1)->id, b);
 	cr_assert_str_eq(store_listing_entry(l, 1)->headline, "do_crash");
@@ -191,6 +191,70 @@ Test(listing, index_repairs)
 	cr_assert_eq(store_listing_size(l), 1);
 	cr_assert_str_eq(store_listing_entry(l, 0)->id, b);
 	store_listing_free(l);
+}
+
+/* Replaces the first occurrence of from in the index with to. */
+static void edit_index(const char *from, const char *to)
+{
+	_cleanup_free_ char *text = NULL, *edited = NULL;
+	char *at;
+
+	cr_assert_eq(read_full_file_at(AT_FDCWD, index_path, 1 << 20, &text, NULL), 0);
+	at = strstr(text, from);
+	cr_assert_not_null(at, "no %s in the index: %s", from, text);
+	cr_assert(asprintf(&edited, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)) > 0);
+	cr_assert_eq(write_file_at(AT_FDCWD, index_path, O_TRUNC, 0640, edited, strlen(edited)), 0);
+}
+
+/* Lists s and checks the listing against crash.json of a and b. */
+static void assert_listing_is_whole(Store *s, int want, const char *a, const char *b)
+{
+	_cleanup_(store_listing_freep) StoreListing *l = NULL;
+
+	cr_assert_eq(store_list_entries(s, &l), want);
+	cr_assert_eq(store_listing_size(l), 2);
+	for (size_t i = 0; i < 2; i++) {
+		const StoreListEntry *e = store_listing_entry(l, i);
+		json_auto_t *summary = json_loadb(e->summary, e->summary_len, 0, NULL);
+
+		cr_assert_str_eq(e->id, i == 0 ? a : b);
+		cr_assert_str_eq(e->reason, "oops");
+		cr_assert_not_null(summary, "not JSON: %.*s", (int)e->summary_len, e->summary);
+		cr_assert_str_eq(json_string_value(json_object_get(summary, "reason")), "oops");
+	}
+}
+
+/*
+ * An index line edited by hand, so that its JSON is invalid or its columns
+ * disagree with its JSON, is caught by its CRC: the listing comes from the
+ * crash directories, and store_rebuild_index() repairs the index.
+ */
+Test(listing, edited_lines_are_corrupt)
+{
+	_cleanup_(store_freep) Store *s = NULL, *ro = NULL;
+	char a[STORE_CRASH_ID_LEN + 1], b[STORE_CRASH_ID_LEN + 1];
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "a", 1000, NULL, NULL, a);
+	add_crash(s, "b", 2000, NULL, NULL, b);
+	cr_assert_eq(store_open(store_dir, STORE_READONLY, &ro), 0);
+	assert_listing_is_whole(ro, 0, a, b);
+
+	/* The summary no longer JSON. */
+	edit_index("\"reason\":\"oops\"", "\"reason\":\"oops");
+	assert_listing_is_whole(ro, 1, a, b);
+	cr_assert_eq(store_rebuild_index(s), 0);
+	assert_listing_is_whole(ro, 0, a, b);
+
+	/* A column that says something else than the JSON. */
+	edit_index("\toops\t", "\tpanic\t");
+	assert_listing_is_whole(ro, 1, a, b);
+	cr_assert_eq(store_rebuild_index(s), 0);
+	assert_listing_is_whole(ro, 0, a, b);
+
+	/* A summary that says something else than the columns. */
+	edit_index("\"reason\":\"oops\"", "\"reason\":\"bug\"");
+	assert_listing_is_whole(ro, 1, a, b);
 }
 
 /*

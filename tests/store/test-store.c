@@ -157,6 +157,84 @@ Test(store, modes_ignore_umask_and_follow_group)
 	assert_mode_group(0640, gid, STORE_LAST_ARCHIVE_FILE);
 }
 
+/*
+ * Whoever else can write to the store directory could plant crashes, links
+ * and FIFOs there: such a store is refused, to readers and writers alike.
+ */
+Test(store, unsafe_store_is_refused)
+{
+	static const StoreOpenFlags flags[] = {STORE_CREATE, 0, STORE_READONLY};
+	_cleanup_(store_freep) Store *s = NULL;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	s = store_free(s);
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++) {
+		cr_assert_eq(chmod(store_dir, 0777), 0);
+		cr_assert_eq(store_open(store_dir, flags[i], &s), -EPERM);
+		cr_assert_eq(chmod(store_dir, 0720), 0);
+		cr_assert_eq(store_open(store_dir, flags[i], &s), -EPERM);
+		cr_assert_eq(chmod(store_dir, 0702), 0);
+		cr_assert_eq(store_open(store_dir, flags[i], &s), -EPERM);
+		cr_assert_null(s);
+		/* Readable by a group (pstorectl(1)) is fine. */
+		cr_assert_eq(chmod(store_dir, 02750), 0);
+		cr_assert_eq(store_open(store_dir, flags[i], &s), 0);
+		s = store_free(s);
+		if (geteuid() != 0)
+			continue;
+		/* Owned by someone else than root and us. */
+		cr_assert_eq(chown(store_dir, 65534, (gid_t)-1), 0);
+		cr_assert_eq(store_open(store_dir, flags[i], &s), -EPERM);
+		cr_assert_eq(chown(store_dir, 0, (gid_t)-1), 0);
+	}
+}
+
+/* A FIFO where a store file should be is neither waited on nor read. */
+Test(store, fifos_in_the_store_never_block, .timeout = 20)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	_cleanup_free_ char *tmp = NULL, *last = NULL, *index = NULL, *crash_json = NULL;
+	_cleanup_(store_listing_freep) StoreListing *l = NULL;
+	json_auto_t *run = NULL, *back = NULL, *crash = NULL, *list = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+	struct stat st;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "fifo", 100, NULL, id);
+	cr_assert(asprintf(&tmp, "%s/%s.tmp", store_dir, STORE_LAST_ARCHIVE_FILE) > 0);
+	cr_assert(asprintf(&last, "%s/%s", store_dir, STORE_LAST_ARCHIVE_FILE) > 0);
+	cr_assert(asprintf(&index, "%s/index", store_dir) > 0);
+	cr_assert(asprintf(&crash_json, "%s/%s/crash.json", store_dir, id) > 0);
+
+	/* A FIFO at the temporary name of an atomic write is replaced. */
+	cr_assert_eq(mkfifo(tmp, 0600), 0);
+	run = json_pack("{s:s}", "result", "success");
+	cr_assert_eq(store_write_last_archive(s, run), 0);
+	cr_assert_eq(lstat(last, &st), 0);
+	cr_assert(S_ISREG(st.st_mode));
+	cr_assert_eq(lstat(tmp, &st), -1);
+
+	/* A FIFO read as a file is refused. */
+	cr_assert_eq(unlink(last), 0);
+	cr_assert_eq(mkfifo(last, 0600), 0);
+	cr_assert_eq(store_read_last_archive(s, &back), -EBADFD);
+	cr_assert_eq(rename(crash_json, tmp), 0);
+	cr_assert_eq(mkfifo(crash_json, 0600), 0);
+	cr_assert_eq(store_load_crash(s, id, &crash), -EBADFD);
+	cr_assert_eq(unlink(crash_json), 0);
+	cr_assert_eq(rename(tmp, crash_json), 0);
+
+	/* A FIFO for an index: listed from the crash directories, and a writer replaces it. */
+	cr_assert_eq(unlink(index), 0);
+	cr_assert_eq(mkfifo(index, 0600), 0);
+	cr_assert_eq(store_list_entries(s, &l), 1);
+	cr_assert_eq(store_listing_size(l), 1);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 1);
+	cr_assert_eq(lstat(index, &st), 0);
+	cr_assert(S_ISREG(st.st_mode));
+}
+
 Test(store, crash_id_is_stable_and_content_based)
 {
 	char a[STORE_CRASH_ID_LEN + 1], b[STORE_CRASH_ID_LEN + 1], c[STORE_CRASH_ID_LEN + 1];
@@ -227,6 +305,7 @@ Test(store, uncommitted_transaction_leaves_nothing)
 	cr_assert_eq(store_txn_write_file(t, "records/a", "abc", 3), -EEXIST);
 	cr_assert_eq(store_txn_write_file(t, "records/../a", "abc", 3), -EINVAL);
 	cr_assert_eq(store_txn_write_file(t, "crash.json", "{}", 2), -EINVAL);
+	cr_assert_eq(store_txn_write_file(t, "records", "{}", 2), -EINVAL);
 	cr_assert_eq(store_txn_append(t, "../escape", "abc", 3), -EINVAL);
 	cr_assert_eq(store_txn_size(t), 3);
 	store_txn_free(t);
@@ -236,6 +315,40 @@ Test(store, uncommitted_transaction_leaves_nothing)
 	cr_assert_eq(count_entries(store_dir), 1);
 	cr_assert_eq(store_list(s, &list), 0);
 	cr_assert_eq(json_array_size(list), 0);
+}
+
+/* Below records/ a record may have any name the kernel can give it, the store's own too. */
+Test(store, records_take_any_name)
+{
+	static const char *const names[] = {"crash.json", "dmesg.txt",	       "index",
+					    "records",	  "last-archive.json", ".tmp-x"};
+	_cleanup_(store_freep) Store *s = NULL;
+	_cleanup_(store_txn_freep) StoreTxn *t = NULL;
+	json_auto_t *crash = NULL, *loaded = NULL;
+	char id[STORE_CRASH_ID_LEN + 1];
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	make_id("names", id);
+	cr_assert_eq(store_txn_begin(s, id, &t), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *name = NULL;
+
+		cr_assert(asprintf(&name, "records/%s", names[i]) > 0);
+		cr_assert_eq(store_txn_write_file(t, name, names[i], strlen(names[i])), 0, "%s",
+			     name);
+	}
+	crash = json_pack("{s:i, s:s}", "schema_version", STORE_SCHEMA_VERSION, "kind",
+			  "kernel-crash");
+	cr_assert_eq(store_txn_commit(t, crash), 0);
+	cr_assert_eq(store_load_crash(s, id, &loaded), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(loaded, "kind")), "kernel-crash");
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *path = NULL, *text = NULL;
+
+		cr_assert(asprintf(&path, "%s/%s/records/%s", store_dir, id, names[i]) > 0);
+		cr_assert_eq(read_full_file_at(AT_FDCWD, path, 64, &text, NULL), 0, "%s", path);
+		cr_assert_str_eq(text, names[i]);
+	}
 }
 
 static bool staging_exists(const char *id)

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# pstored.service: systemd accepts it, its exposure is at most 2.0, it is
+# pstored.service: systemd accepts it, its exposure is at most 1.0, it is
 # ordered before systemd-pstore.service and after the loading of the bundled
-# module, and "systemctl enable" works.
+# module, it has a start timeout and a memory limit, and "systemctl enable"
+# works. pstored-upload.service: systemd accepts it and its exposure is at
+# most 2.0.
 # The tmpfiles snippet makes a private store and keeps the group an
 # administrator opened it to; no unit lets systemd chmod the store.
 set -eu
@@ -12,18 +14,39 @@ tmp=$(mktemp -d /tmp/test-units.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 . "$top_srcdir/tests/lib/checks.sh"
 
-# verify wants the ExecStart= binary: point it at the one just built.
-sed "s|^ExecStart=[^ ]*|ExecStart=$top_builddir/daemon/pstored|" "$unit" >"$tmp/pstored.service"
-systemd-analyze verify --man=no "$tmp/pstored.service" >"$tmp/verify" 2>&1 ||
-	fail "systemd-analyze verify: $(cat "$tmp/verify")"
-grep -q . "$tmp/verify" && fail "systemd-analyze verify warns: $(cat "$tmp/verify")"
+# check_unit UNIT MAX: systemd accepts the unit, and its exposure is at most MAX.
+check_unit() {
+	local u=$1 max=$2 exposure
+	# verify wants the ExecStart= binary: point it at the one just built.
+	sed "s|^ExecStart=[^ ]*|ExecStart=$top_builddir/daemon/pstored|" \
+		"$top_builddir/units/$u" >"$tmp/$u"
+	systemd-analyze verify --man=no "$tmp/$u" >"$tmp/verify" 2>&1 ||
+		fail "$u: systemd-analyze verify: $(cat "$tmp/verify")"
+	grep -q . "$tmp/verify" && fail "$u: systemd-analyze verify warns: $(cat "$tmp/verify")"
 
-systemd-analyze security --offline=true --no-pager "$unit" >"$tmp/security" 2>&1 ||
-	fail "systemd-analyze security failed: $(cat "$tmp/security")"
-exposure=$(sed -n 's/.*Overall exposure level for pstored.service: \([0-9.]*\).*/\1/p' "$tmp/security")
-echo "exposure: $exposure"
-[ -n "$exposure" ] || fail "no exposure level in: $(cat "$tmp/security")"
-awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }' || fail "exposure $exposure > 2.0"
+	systemd-analyze security --offline=true --no-pager "$top_builddir/units/$u" \
+		>"$tmp/security" 2>&1 ||
+		fail "$u: systemd-analyze security failed: $(cat "$tmp/security")"
+	exposure=$(sed -n "s/.*Overall exposure level for $u: \([0-9.]*\).*/\1/p" "$tmp/security")
+	echo "$u: exposure $exposure"
+	[ -n "$exposure" ] || fail "$u: no exposure level in: $(cat "$tmp/security")"
+	awk -v e="$exposure" -v m="$max" 'BEGIN { exit !(e <= m) }' ||
+		fail "$u: exposure $exposure > $max: $(grep '✗' "$tmp/security")"
+}
+check_unit pstored.service 1.0
+check_unit pstored-upload.service 2.0
+
+# A oneshot has neither by default: a stuck or swelling run would hold the boot.
+timeout=$(sed -n 's/^TimeoutStartSec=//p' "$unit")
+memory=$(sed -n 's/^MemoryMax=//p' "$unit")
+case "$timeout" in
+[1-9]*) ;;
+*) fail "pstored.service: no finite TimeoutStartSec= (got '$timeout')" ;;
+esac
+case "$memory" in
+[1-9]*[KMG]) ;;
+*) fail "pstored.service: no finite MemoryMax= (got '$memory')" ;;
+esac
 
 grep -q '^Before=.*systemd-pstore.service' "$unit" || fail "not ordered before systemd-pstore.service"
 

@@ -128,8 +128,33 @@ done
 
 # Credentials in a URL never appear in messages or in crash.json.
 write_config "$T/pstored.conf" "[Target.u]" "Type=http-json" \
-	"URL=http://alice:pa55word@127.0.0.1:$NGINX_PORT/fail500/{id}"
+	"URL=http://alice:pa55word@127.0.0.1:$NGINX_PORT/fail500/{id}" \
+	"AllowInsecureCredentials=yes"
 pstored_upload >"$T/out" 2>&1 || :
 grep -q "alice:\*\*\*@127.0.0.1" "$T/out" || fail "URL not shown masked"
 ! grep -r "pa55word" "$T/out" "$STORE" || fail "a URL password leaked"
+
+# A bearer token or a URL password crosses plain http:// only if the target
+# says so: without AllowInsecureCredentials=yes the target is disabled, the
+# run fails and says why and what to do, and nothing is sent.
+echo "s3cr3t-t0ken" >"$T/token"
+id=$(make_crashes 1 9)
+n=$(count_requests .)
+target tok crashes "TokenFile=$T/token"
+! pstored_upload >"$T/out" 2>&1 || fail "a token over http:// did not fail the run"
+grep -qF "pstored: $T/pstored.conf:1: [Target.tok] would send the bearer token of TokenFile= in clear text over http://: use an https:// URL, or set AllowInsecureCredentials=yes in it if the network is trusted; [Target.tok] disabled" "$T/out" ||
+	{ cat "$T/out"; fail "token over http://: no message saying what to do"; }
+[ "$(count_requests .)" = "$n" ] || fail "token over http://: a request was sent"
+[ "$(upload_state "$id" tok)" = none ] || fail "token over http://: upload state changed"
+write_config "$T/pstored.conf" "[Target.pw]" "Type=http-json" \
+	"URL=http://alice:pa55word@127.0.0.1:$NGINX_PORT/crashes/{id}"
+! pstored_upload >"$T/out" 2>&1 || fail "a password over http:// did not fail the run"
+grep -qF "[Target.pw] would send the password in URL= in clear text over http://" "$T/out" ||
+	fail "password over http://: no message"
+[ "$(count_requests .)" = "$n" ] || fail "password over http://: a request was sent"
+target tok crashes "TokenFile=$T/token" "AllowInsecureCredentials=yes"
+pstored_upload >"$T/out" 2>&1 || { cat "$T/out"; fail "AllowInsecureCredentials=yes: upload failed"; }
+[ "$(upload_state "$id" tok)" = sent ] || fail "AllowInsecureCredentials=yes: not sent"
+[ "$(count_requests "^PUT /crashes/$id 201 .* \"Bearer s3cr3t-t0ken\"")" = 1 ] ||
+	fail "AllowInsecureCredentials=yes: not sent with the token"
 exit 0
