@@ -9,9 +9,12 @@
  *  - a pstore dmesg-* file (or another log type): the kernel log, inflated
  *    if the name ends in .enc.z.
  * Names are recognised by pstore_name_parse(); for stdin or an unknown name
- * the content decides. Exits non-zero if a file could not be read, was not
- * recognised, or decoded with errors. The text output is escaped
- * (utf8_escape()), file names too, but for the newlines and tabs of logs.
+ * the content decides. Exits 1 if a file could not be read or was not
+ * recognised, else EXIT_UNDECODED if a record could not be decoded whole
+ * (truncated, bad lengths). Notes (an unusual revision or timestamp) are
+ * printed with the record and do not change the exit status. The text output
+ * is escaped (utf8_escape()), file names too, but for the newlines and tabs
+ * of logs.
  */
 
 #include <errno.h>
@@ -116,7 +119,7 @@ static int decode_cper(const char *file, const uint8_t *buf, size_t len)
 		r = print_doc(doc, file, "cper");
 		if (r < 0)
 			return r;
-		return n_err > 0 ? -EBADMSG : 0;
+		return n_err > 0 ? EXIT_UNDECODED : 0;
 	}
 
 	_cleanup_(cper_decoder_freep) CperDecoder *d = NULL;
@@ -147,11 +150,12 @@ static int decode_cper(const char *file, const uint8_t *buf, size_t len)
 		if (r < 0)
 			return log_error_errno(r, "Failed to write output: %m");
 	}
-	if (n_err > 0)
-		return log_error_errno(EBADMSG,
-				       "%s: %zu problem(s) found while decoding %zu record(s); the "
-				       "lines starting 'decode error' above name their offsets.",
-				       file, n_err, n_rec);
+	if (n_err > 0) {
+		log_error("%s: %zu part(s) of %zu record(s) could not be decoded; the lines "
+			  "starting 'decode error' above name their offsets.",
+			  file, n_err, n_rec);
+		return EXIT_UNDECODED;
+	}
 	return 0;
 }
 
@@ -178,10 +182,10 @@ static int decode_mce(const char *file, const uint8_t *buf, size_t len)
 	}
 	if (r < 0)
 		return r;
-	if (n_err > 0)
-		return log_error_errno(EBADMSG,
-				       "%s: %zu problem(s) found while decoding struct mce.", file,
-				       n_err);
+	if (n_err > 0) {
+		log_error("%s: %zu part(s) of struct mce could not be decoded.", file, n_err);
+		return EXIT_UNDECODED;
+	}
 	return 0;
 }
 
@@ -299,14 +303,17 @@ static int decode_one(const char *path)
 	}
 }
 
-/* argv: the verb, then the files (pstorectl.c took the options). */
+/*
+ * argv: the verb, then the files (pstorectl.c took the options). Every file is decoded; a file
+ * that could not be read wins over one that could not be decoded whole.
+ */
 int verb_decode(int argc, char *argv[])
 {
 	int r = 0;
 
 	for (int i = 1; i < argc; i++) {
 		int k = decode_one(argv[i]);
-		if (k < 0 && r == 0)
+		if (k < 0 ? r >= 0 : r == 0)
 			r = k;
 	}
 	return r;

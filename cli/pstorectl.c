@@ -280,5 +280,5 @@ int main(int argc, char *argv[])
 
 	r = dispatch_verb(argc - optind, argv + optind);
 	pager_close();
-	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	return r < 0 ? EXIT_FAILURE : r;
 }

@@ -46,6 +46,12 @@ extern const VerbOptions vacuum_options;
 /* Prints a JSON value in the format chosen with --json. */
 int print_json(json_t *v);
 
+/*
+ * A verb returns <0 on error (exit status 1, after logging), 0 on success, or a positive exit
+ * status of its own, documented in pstorectl(1).
+ */
+#define EXIT_UNDECODED 2 /* decode: a record could not be decoded whole */
+
 int verb_list(int argc, char *argv[]);
 int verb_show(int argc, char *argv[]);
 int verb_dmesg(int argc, char *argv[]);

@@ -119,7 +119,7 @@ static void show_upload(json_t *upload)
 
 static void show_crash(json_t *crash, const char *path)
 {
-	json_t *a = json_object_get(crash, "analysis"), *trace, *frame;
+	json_t *a = json_object_get(crash, "analysis"), *trace, *frame, *reason;
 	char buf[32], bbuf[FORMAT_BYTES_MAX];
 	json_t *stored = json_object_get(crash, "stored_bytes");
 	_cleanup_free_ char *process = NULL, *storage = NULL;
@@ -133,6 +133,12 @@ static void show_crash(json_t *crash, const char *path)
 	field("Severity", crash_string(crash, "severity"));
 	field("Backend", crash_string(crash, "backend"));
 	field("Complete", scalar_text(json_object_get(crash, "complete"), buf));
+	/* What a budget of pstored.conf left out: one line per reason. */
+	json_array_foreach(json_object_get(crash, "truncated"), i, reason) {
+		label("Truncated", i == 0);
+		utf8_escape_fputs(json_string_value(reason) ?: "?", stdout);
+		putchar('\n');
+	}
 	field("Kernel", crash_string(a, "kernel_version"));
 	field("Message", crash_string(a, "message"));
 	field("Function", crash_string(a, "function"));

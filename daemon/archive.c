@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 #include "pstored.h"
 #include "sha256-util.h"
 #include "store/last-archive.h"
+#include "store/retention.h"
 #include "store/store.h"
 #include "time-util.h"
 
@@ -131,6 +133,7 @@ typedef struct Archive {
 	usec_t started_at;
 	unsigned archived, already, dropped, failed;
 	unsigned erased; /* records */
+	uint64_t run_records, run_bytes; /* taken from MaxRecordsPerRun=, MaxBytesPerRun= */
 	int first_error; /* of the first crash that failed */
 	char *error;	 /* the message of the failure that ended the run */
 	Staged staged[STAGED_MAX];
@@ -150,18 +153,28 @@ static void archive_done(Archive *a)
 	free(a->log.field);
 }
 
-/* Where a crash's log is assembled: in memory, and in its dmesg.txt if it is stored. */
+/*
+ * Where a crash's log is assembled: in memory, and in its dmesg.txt if it is
+ * stored; at most MaxLogSize= bytes of it, the rest is cut.
+ */
 typedef struct LogSink {
 	StoreTxn *txn;
 	LogBuffer *log;
+	size_t left; /* of MaxLogSize= */
+	bool cut;
 } LogSink;
 
 static int log_sink_write(LogSink *l, const char *buf, size_t len)
 {
 	int r;
 
+	if (len > l->left) {
+		l->cut = true;
+		len = l->left;
+	}
 	if (len == 0)
 		return 0;
+	l->left -= len;
 	if (l->txn) {
 		r = store_txn_append(l->txn, "dmesg.txt", buf, len);
 		if (r < 0)
@@ -226,6 +239,7 @@ static bool record_is_text(const PstoreCrash *c, const PstoreRecord *r)
 	return r->n.type == PSTORE_TYPE_DMESG || pstore_type_is_log(r->n.type);
 }
 
+/* Says why a record stays in pstore, once: archive_crash() stops at the first failure. */
 static void log_record_error(const Archive *a, const PstoreRecord *r, int error)
 {
 	if (error == -EFBIG)
@@ -240,12 +254,12 @@ static void log_record_error(const Archive *a, const PstoreRecord *r, int error)
 				a->pstore_dir, r->name);
 }
 
-/* Reads a record, with its SHA-256, and the inflated bytes of an .enc.z one. */
+/* Reads a record, with its SHA-256. */
 static int read_record(Archive *a, const PstoreRecord *r, char **ret_raw, size_t *ret_raw_len,
-		       char **ret_data, size_t *ret_data_len, char hex[static SHA256_HEX_SIZE])
+		       char hex[static SHA256_HEX_SIZE])
 {
-	_cleanup_free_ char *raw = NULL, *data = NULL;
-	size_t raw_len, data_len = 0;
+	_cleanup_free_ char *raw = NULL;
+	size_t raw_len;
 	int k;
 
 	k = pstore_record_read(a->pstore_fd, r, a->config->max_record_size, &raw, &raw_len);
@@ -254,16 +268,23 @@ static int read_record(Archive *a, const PstoreRecord *r, char **ret_raw, size_t
 	k = sha256_hex(raw, raw_len, hex);
 	if (k < 0)
 		return k;
-	if (r->name_parsed && r->n.compressed) {
-		k = pstore_record_inflate(raw, raw_len, a->config->max_record_size, &data,
-					  &data_len);
-		if (k < 0)
-			return k;
-	}
 	*ret_raw = TAKE_PTR(raw);
 	*ret_raw_len = raw_len;
-	*ret_data = TAKE_PTR(data);
-	*ret_data_len = data_len;
+	return 0;
+}
+
+/* Says in crash["truncated"] what a budget left out of the crash. */
+_printf_(2, 3) static int crash_truncated(json_t *crash, const char *fmt, ...)
+{
+	_cleanup_free_ char *s = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0 || json_array_append_new(json_object_get(crash, "truncated"), json_string(s)) < 0)
+		return log_oom();
 	return 0;
 }
 
@@ -274,13 +295,13 @@ static int read_record(Archive *a, const PstoreRecord *r, char **ret_raw, size_t
  */
 static int crash_id(Archive *a, const PstoreCrash *c, char id[static STORE_CRASH_ID_LEN + 1])
 {
-	_cleanup_free_ char *raw = NULL, *data = NULL, *name = NULL;
+	_cleanup_free_ char *raw = NULL;
 	char hex[SHA256_HEX_SIZE], name_hex[SHA256_HEX_SIZE];
 	const char *digests[2] = {hex, name_hex};
-	size_t raw_len, data_len;
+	size_t raw_len;
 	int r;
 
-	r = read_record(a, c->key, &raw, &raw_len, &data, &data_len, hex);
+	r = read_record(a, c->key, &raw, &raw_len, hex);
 	if (r < 0)
 		return r;
 	r = sha256_hex(c->key->name, strlen(c->key->name), name_hex);
@@ -321,7 +342,9 @@ static int crash_json_new(Archive *a, const PstoreCrash *c, const char *id, json
 	if (!missing || !upload)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n_missing_parts; i++)
-		if (json_array_append_new(missing, json_integer(c->missing_parts[i])) < 0)
+		if (json_array_append_new(missing,
+					  json_pack("[I,I]", (json_int_t)c->missing_parts[i].first,
+						    (json_int_t)c->missing_parts[i].last)) < 0)
 			return -ENOMEM;
 
 	/* Crashes wait for upload to every configured target; logs of clean boots do not. */
@@ -332,13 +355,13 @@ static int crash_json_new(Archive *a, const PstoreCrash *c, const char *id, json
 			    json_pack("{s:s, s:i}", "state", "pending", "attempts", 0)) < 0)
 			return -ENOMEM;
 
-	crash = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:b, s:O, s:[], s:[], s:O}",
-			  "schema_version", STORE_SCHEMA_VERSION, "id", id, "kind",
-			  pstore_crash_kind_to_string(c->kind), "reason", crash_reason(c), "time",
-			  (json_int_t)time, "archived_at", (json_int_t)now_usec(), "boot_id",
-			  a->boot_id, "machine_id", a->machine_id, "complete",
-			  c->n_missing_parts == 0, "parts_missing", missing, "records", "logs",
-			  "upload", upload);
+	crash = json_pack(
+		"{s:i, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:b, s:O, s:[], s:[], s:[], s:O}",
+		"schema_version", STORE_SCHEMA_VERSION, "id", id, "kind",
+		pstore_crash_kind_to_string(c->kind), "reason", crash_reason(c), "time",
+		(json_int_t)time, "archived_at", (json_int_t)now_usec(), "boot_id", a->boot_id,
+		"machine_id", a->machine_id, "complete", c->n_missing_parts == 0, "parts_missing",
+		missing, "truncated", "records", "logs", "upload", upload);
 	if (!crash)
 		return -ENOMEM;
 	if (c->key->name_parsed &&
@@ -405,9 +428,27 @@ static const char *mce_severity(const char *buf, size_t len)
 	return "corrected";
 }
 
-/* Decodes an mce or CPER record into crash["hardware_error"], its text into the log. */
-static int decode_hardware_error(const PstoreRecord *r, const char *buf, size_t len, LogSink *sink,
-				 json_t *crash)
+/* The text of a document of cper_decode_json_budget(): each record, then the problems met. */
+static int cper_doc_print_text(const json_t *doc, FILE *f)
+{
+	const json_t *rec;
+	size_t i;
+	int k;
+
+	json_array_foreach(json_object_get(doc, "records"), i, rec) {
+		k = cper_record_print_text(rec, NULL, f);
+		if (k < 0)
+			return k;
+	}
+	return cper_errors_print_text(json_object_get(doc, "errors"), NULL, f);
+}
+
+/*
+ * Decodes an mce or CPER record into crash["hardware_error"], its text into the log. A CPER
+ * record is decoded once, within MaxRecordSize= bytes of sections (see cper_decode_json_budget()).
+ */
+static int decode_hardware_error(Archive *a, const PstoreRecord *r, const char *buf, size_t len,
+				 LogSink *sink, json_t *crash)
 {
 	_cleanup_free_ char *text = NULL, *summary = NULL;
 	size_t text_len = 0;
@@ -417,11 +458,20 @@ static int decode_hardware_error(const PstoreRecord *r, const char *buf, size_t 
 	FILE *f;
 	int k;
 
-	k = mce ? cper_mce_decode_json(buf, len, &doc) : cper_decode_json(buf, len, &doc);
+	k = mce ? cper_mce_decode_json(buf, len, &doc)
+		: cper_decode_json_budget(buf, len, a->config->max_record_size, &doc);
 	if (k < 0)
 		return log_error_errno(k, "Cannot decode %s: %m", r->name);
 	if (json_object_set_new(crash, "hardware_error", doc) < 0)
 		return log_oom();
+	if (k > 0) {
+		k = crash_truncated(crash,
+				    "MaxRecordSize=%" PRIu64
+				    ": the sections of %s beyond it are not decoded",
+				    a->config->max_record_size, r->name);
+		if (k < 0)
+			return k;
+	}
 	severity = mce ? mce_severity(buf, len)
 		       : json_string_value(json_object_get(
 				 json_array_get(json_object_get(doc, "records"), 0), "severity"));
@@ -438,7 +488,7 @@ static int decode_hardware_error(const PstoreRecord *r, const char *buf, size_t 
 	if (!f)
 		return log_oom();
 	k = mce ? cper_mce_print_text(json_object_get(doc, "mce"), NULL, f)
-		: cper_decode_text(buf, len, NULL, f);
+		: cper_doc_print_text(doc, f);
 	if (fclose(f) != 0 || k < 0)
 		return log_error_errno(k < 0 ? k : ENOMEM, "Cannot decode %s: %m", r->name);
 	k = log_sink_write(sink, text, text_len);
@@ -460,11 +510,11 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, R
 {
 	_cleanup_free_ char *raw = NULL, *data = NULL, *path = NULL;
 	char hex[SHA256_HEX_SIZE];
-	size_t raw_len, data_len;
+	size_t raw_len, data_len = 0;
 	json_t *entry;
 	int k;
 
-	k = read_record(a, r, &raw, &raw_len, &data, &data_len, hex);
+	k = read_record(a, r, &raw, &raw_len, hex);
 	if (k < 0) {
 		log_record_error(a, r, k);
 		return k;
@@ -477,6 +527,29 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, R
 			return log_error_errno(k, "%s: cannot write %s: %m", store_path(a->store),
 					       path);
 	}
+	/* Only what the log can take is inflated: MaxRecordSize=, and no more than MaxLogSize=
+	 * leaves (and the header line) for text. */
+	if (role == RECORD_MAIN && r->name_parsed && r->n.compressed) {
+		bool text = record_is_text(c, r);
+		size_t max = text ? MIN(a->config->max_record_size, sink->left + PSTORE_HEADER_MAX)
+				  : a->config->max_record_size;
+
+		k = pstore_record_inflate(raw, raw_len, max, &data, &data_len);
+		if (k < 0) {
+			log_record_error(a, r, k);
+			return k;
+		}
+		if (k > 0 && max < a->config->max_record_size)
+			sink->cut = true;
+		else if (k > 0) {
+			k = crash_truncated(crash,
+					    "MaxRecordSize=%" PRIu64 ": %s inflates to more, its "
+					    "first %zu bytes are in the log",
+					    a->config->max_record_size, r->name, data_len);
+			if (k < 0)
+				return k;
+		}
+	}
 	if (role == RECORD_MAIN && record_is_text(c, r)) {
 		const char *body;
 		size_t body_len;
@@ -486,7 +559,8 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, R
 		if (k < 0)
 			return log_error_errno(k, "Cannot write the log of %s: %m", r->name);
 	} else if (role == RECORD_MAIN && c->kind == PSTORE_CRASH_HARDWARE_ERROR) {
-		k = decode_hardware_error(r, data ?: raw, data ? data_len : raw_len, sink, crash);
+		k = decode_hardware_error(a, r, data ?: raw, data ? data_len : raw_len, sink,
+					  crash);
 		if (k < 0)
 			return k;
 	}
@@ -510,10 +584,14 @@ static int add_records(Archive *a, const PstoreCrash *c, StoreTxn *txn, LogSink 
 		const PstoreRecord *rec = c->records[i];
 
 		while (rec->has_header && m < c->n_missing_parts &&
-		       c->missing_parts[m] > rec->header.part) {
-			char marker[48];
-			int l = snprintf(marker, sizeof(marker), "<missing part %u>\n",
-					 c->missing_parts[m++]);
+		       c->missing_parts[m].first > rec->header.part) {
+			const PstorePartRange *p = &c->missing_parts[m++];
+			char marker[64];
+			int l = p->first == p->last
+					? snprintf(marker, sizeof(marker), "<missing part %u>\n",
+						   p->first)
+					: snprintf(marker, sizeof(marker),
+						   "<missing parts %u-%u>\n", p->first, p->last);
 
 			r = log_sink_write(sink, marker, (size_t)l);
 			if (r < 0)
@@ -542,16 +620,33 @@ static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTx
 		       json_t **ret_crash)
 {
 	json_auto_t *crash = NULL;
-	LogSink sink = {.txn = txn, .log = &a->log};
+	LogSink sink = {.txn = txn,
+			.log = &a->log,
+			.left = (size_t)MIN(a->config->max_log_size, (uint64_t)SIZE_MAX)};
 	int r;
 
 	log_reset(&a->log);
 	r = crash_json_new(a, c, id, &crash);
 	if (r < 0)
 		return log_oom();
+	if (c->n_parts_cut > 0) {
+		r = crash_truncated(crash,
+				    "MaxParts=%" PRIu64
+				    ": the %zu oldest parts are stored, but not in the log",
+				    a->config->max_parts, c->n_parts_cut);
+		if (r < 0)
+			return r;
+	}
 	r = add_records(a, c, txn, &sink, crash);
 	if (r < 0)
 		return r;
+	if (sink.cut) {
+		r = crash_truncated(
+			crash, "MaxLogSize=%" PRIu64 ": the log holds its first %" PRIu64 " bytes",
+			a->config->max_log_size, a->config->max_log_size);
+		if (r < 0)
+			return r;
+	}
 	if (c->kind == PSTORE_CRASH_KERNEL) {
 		r = crash_add_analysis(crash, log_text(&a->log), log_text_len(&a->log));
 		if (r < 0)
@@ -857,15 +952,14 @@ static void probe_record(PstoreRecord *r, const char *buf, size_t len, int error
 	r->is_cper = cper_looks_like_record(buf, len);
 }
 
+/*
+ * Retention, before the run adds its crashes: it makes room for them, and never removes a
+ * crash this run archived, whose records are erased at once (a crash larger than MaxUse=
+ * stays until the next run's retention).
+ */
 static void vacuum_store(Archive *a)
 {
-	const PstoredConfig *cf = a->config;
-	StoreVacuumLimits limits = {
-		.max_age = cf->max_age_usec == PSTORED_CONFIG_UNLIMITED ? 0 : cf->max_age_usec,
-		.max_use = cf->max_use == PSTORED_CONFIG_UNLIMITED ? 0 : cf->max_use,
-		.max_crashes = cf->max_crashes == PSTORED_CONFIG_UNLIMITED ? 0 : cf->max_crashes,
-		.keep_unsent = cf->keep_unsent,
-	};
+	StoreVacuumLimits limits = store_vacuum_limits_from_config(a->config);
 	json_auto_t *removed = NULL;
 	json_t *id;
 	size_t i;
@@ -907,10 +1001,33 @@ static const char *failure_hint(int error, bool in_store)
 	}
 }
 
+/*
+ * The budget of a run, MaxRecordsPerRun= and MaxBytesPerRun=: takes the crash's records from
+ * it, or says the run is over. The first crash always goes, so that every run makes progress;
+ * crashes are in time order, so the ones left are the newest and go first next run.
+ */
+static bool run_budget_take(Archive *a, const PstoreCrash *c)
+{
+	const PstoreRecord *rec;
+	uint64_t records = 0, bytes = 0;
+
+	for (size_t i = 0; (rec = pstore_crash_record(c, i)); i++) {
+		records++;
+		bytes += rec->size;
+	}
+	if (a->run_records > 0 && (a->run_records + records > a->config->max_records_per_run ||
+				   a->run_bytes + bytes > a->config->max_bytes_per_run))
+		return false;
+	a->run_records += records;
+	a->run_bytes += bytes;
+	return true;
+}
+
 static int archive_run(Archive *a)
 {
 	const PstoredConfig *config;
 	sd_id128_t id128;
+	size_t n;
 	int r;
 
 	if (sd_id128_get_boot(&id128) >= 0)
@@ -937,7 +1054,8 @@ static int archive_run(Archive *a)
 	if (r < 0)
 		return log_error_errno_save(r, &a->error, "%s: cannot list records: %m",
 					    a->pstore_dir);
-	r = pstore_group(a->scan, config->keep_console);
+	r = pstore_group(a->scan, config->keep_console,
+			 (size_t)MIN(config->max_parts, (uint64_t)SIZE_MAX));
 	if (r < 0)
 		return log_error_errno_save(r, &a->error, "Out of memory.");
 	for (size_t i = 0; i < a->scan->n_skipped; i++)
@@ -971,19 +1089,33 @@ static int archive_run(Archive *a)
 		}
 	}
 
-	for (size_t i = 0; i < a->scan->n_crashes; i++) {
-		(void)sd_notifyf(false, "STATUS=Archiving crash %zu of %zu", i + 1,
+	if (a->store)
+		vacuum_store(a);
+
+	for (n = 0; n < a->scan->n_crashes; n++) {
+		(void)sd_notifyf(false, "STATUS=Archiving crash %zu of %zu", n + 1,
 				 a->scan->n_crashes);
-		r = archive_crash(a, &a->scan->crashes[i]);
+		if (!run_budget_take(a, &a->scan->crashes[n]))
+			break;
+		r = archive_crash(a, &a->scan->crashes[n]);
 		if (r < 0)
 			archive_failed(a, r, 1);
 		if (a->n_staged == STAGED_MAX)
 			archive_commit(a);
 	}
 	archive_commit(a);
+	/* The index is a cache that a commit may have failed to update: leave it right, as
+	 * listing it does (its summaries are not needed here). */
+	if (a->store) {
+		json_auto_t *summaries = NULL;
 
-	if (a->store)
-		vacuum_store(a);
+		(void)store_list(a->store, &summaries);
+	}
+	if (n < a->scan->n_crashes)
+		log_warning("%zu of %zu crashes left in %s for the next run: this run reached "
+			    "its budget, MaxRecordsPerRun= or MaxBytesPerRun= (raise them in "
+			    "pstored.conf to archive more at once)",
+			    a->scan->n_crashes - n, a->scan->n_crashes, a->pstore_dir);
 
 	(void)sd_notifyf(false,
 			 "STATUS=Archived %u crashes (%u already done, %u dropped, %u failed)",

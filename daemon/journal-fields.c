@@ -113,8 +113,11 @@ void journal_crash_fields_done(JournalCrashFields *f)
 	f->n = 0;
 }
 
-/* "a b c" from an array of record objects (key "name") or of numbers. */
-static char *join_array(json_t *array, const char *key)
+/*
+ * "a b c" from an array of record objects (key "name"), of strings (with sep between them),
+ * or of part numbers and [first, last] ranges of them ("2 5-9").
+ */
+static char *join_array(json_t *array, const char *key, const char *sep)
 {
 	char *s = NULL;
 	size_t size = 0, i;
@@ -125,11 +128,19 @@ static char *join_array(json_t *array, const char *key)
 		return NULL;
 	json_array_foreach(array, i, v) {
 		if (i > 0)
-			fputc(' ', f);
+			fputs(sep, f);
 		if (key)
 			fputs(json_str(v, key) ?: "", f);
+		else if (json_is_string(v))
+			fputs(json_string_value(v), f);
+		else if (json_is_array(v) && json_integer_value(json_array_get(v, 0)) !=
+						     json_integer_value(json_array_get(v, 1)))
+			fprintf(f, "%" JSON_INTEGER_FORMAT "-%" JSON_INTEGER_FORMAT,
+				json_integer_value(json_array_get(v, 0)),
+				json_integer_value(json_array_get(v, 1)));
 		else
-			fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+			fprintf(f, "%" JSON_INTEGER_FORMAT,
+				json_integer_value(json_is_array(v) ? json_array_get(v, 0) : v));
 	}
 	if (fclose(f) != 0) {
 		free(s);
@@ -140,17 +151,20 @@ static char *join_array(json_t *array, const char *key)
 
 int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 {
-	_cleanup_free_ char *message = NULL, *records = NULL, *missing = NULL;
+	_cleanup_free_ char *message = NULL, *records = NULL, *missing = NULL, *truncated = NULL;
 	json_t *analysis = json_object_get(crash, "analysis");
 	const char *kind = json_str(crash, "kind") ?: "kernel-crash";
 	char priority[4], time[24];
 	JournalCrashFields f = {};
 
 	message = crash_message(crash);
-	records = join_array(json_object_get(crash, "records"), "name");
+	records = join_array(json_object_get(crash, "records"), "name", " ");
 	missing = json_array_size(json_object_get(crash, "parts_missing")) > 0
-			  ? join_array(json_object_get(crash, "parts_missing"), NULL)
+			  ? join_array(json_object_get(crash, "parts_missing"), NULL, " ")
 			  : NULL;
+	truncated = json_array_size(json_object_get(crash, "truncated")) > 0
+			    ? join_array(json_object_get(crash, "truncated"), NULL, "; ")
+			    : NULL;
 	if (!message || !records)
 		return -ENOMEM;
 
@@ -169,6 +183,7 @@ int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 	field_add(&f, "PSTORE_BACKEND", json_str(crash, "backend"));
 	field_add(&f, "PSTORE_RECORDS", records);
 	field_add(&f, "PSTORE_PARTS_MISSING", missing);
+	field_add(&f, "PSTORE_TRUNCATED", truncated);
 	field_add(&f, "PSTORE_SEVERITY", json_str(crash, "severity"));
 	field_add(&f, "PSTORE_CRASH_TIMESTAMP", time);
 	field_add(&f, "KERNEL_VERSION", json_str(analysis, "kernel_version"));

@@ -122,14 +122,70 @@ static void line_trim(Line *l)
 		l->len--;
 }
 
+/* Where the first clock time "hh:mm:ss" in the first max bytes of l ends, 0 if none. */
+static size_t clock_time_end(const Line *l, size_t max)
+{
+	for (size_t i = 0; i + 8 <= MIN(l->len, max); i++)
+		if (is_digit(l->s[i]) && is_digit(l->s[i + 1]) && l->s[i + 2] == ':' &&
+		    is_digit(l->s[i + 3]) && is_digit(l->s[i + 4]) && l->s[i + 5] == ':' &&
+		    is_digit(l->s[i + 6]) && is_digit(l->s[i + 7]))
+			return i + 8;
+	return 0;
+}
+
+/* The number of words (runs of non-blanks) in the n bytes at s. */
+static size_t count_words(const char *s, size_t n)
+{
+	size_t words = 0;
+
+	for (size_t i = 0; i < n; i++)
+		words += !is_blank(s[i]) && (i == 0 || is_blank(s[i - 1]));
+	return words;
+}
+
+/*
+ * Removes what a log file puts before the kernel's text: the "Dec  2 17:13:53 host kernel: "
+ * of syslog and journalctl (any language's month names; no host in some files),
+ * "2025-12-02T17:13:53+0100 host kernel: " (short-iso), "[ 3846.639479] host kernel: "
+ * (short-monotonic), and the "[Tue Dec  2 17:13:53 2025] " of dmesg -T. A time, then at most
+ * a host name (and a time zone) before "kernel: ": the same words later in a line are text.
+ */
+static void line_strip_log_prefix(Line *l)
+{
+	const Line head = {l->s, MIN(l->len, (size_t)64)};
+	const char *k = line_find(&head, " kernel: ");
+	const char *close = memchr(head.s, ']', head.len);
+	size_t t;
+
+	if (k) {
+		size_t at = (size_t)(k - l->s);
+
+		t = clock_time_end(l, at);
+		if (t == 0 && l->s[0] == '[' && close && close < k)
+			t = (size_t)(close - l->s) + 1;
+		if (t > 0 && count_words(l->s + t, at - t) <= 2) {
+			*l = line_after(l, at + strlen(" kernel: "));
+			return;
+		}
+	}
+	if (l->len > 0 && l->s[0] == '[' && close) {
+		t = clock_time_end(l, (size_t)(close - l->s));
+		if (t > 0 && count_words(l->s, t) >= 4) /* "[Tue Dec  2 17:13:53 2025]" */
+			*l = line_after(l, (size_t)(close - l->s) + 1);
+	}
+}
+
 /*
  * Removes what printk puts before the text: "<N>" (the level, in
  * /dev/kmsg-style dumps), "[    1.234567]" (the time) and "[  T123]" or
- * "[    C1]" (the caller id of CONFIG_PRINTK_CALLER), then whitespace.
+ * "[    C1]" (the caller id of CONFIG_PRINTK_CALLER), then whitespace; before
+ * them, a log file's own prefix (line_strip_log_prefix()).
  */
 static void line_strip_prefixes(Line *l)
 {
 	size_t i;
+
+	line_strip_log_prefix(l);
 
 	if (l->len > 2 && l->s[0] == '<') {
 		for (i = 1; i < l->len && i <= 4 && is_digit(l->s[i]); i++)
@@ -206,7 +262,7 @@ static Event classify_in(const Line *l, const LogHas *has)
 		"Oops: ",
 		"Oops - ",
 		"Oops[#",
-		"Internal error: Oops",
+		"Internal error: ", /* arm, arm64: "Oops", "Oops - BUG", ": 1b", "BRK handler" */
 		"Unable to handle kernel ",
 		"general protection fault",
 		"invalid opcode: ",
@@ -216,7 +272,9 @@ static Event classify_in(const Line *l, const LogHas *has)
 
 	if (l->len < 6)
 		return EVENT_NONE;
-	if (has_prefix(l, "Kernel panic - not syncing"))
+	/* arm64_serror_panic(): the registers, then "Kernel panic - not syncing: Asynchronous
+	 * SError Interrupt" */
+	if (has_prefix(l, "Kernel panic - not syncing") || has_prefix(l, "SError Interrupt on CPU"))
 		return EVENT_PANIC;
 	if (has->soft_lockup && line_find(l, SOFT_LOCKUP_TEXT))
 		return EVENT_SOFT_LOCKUP;
@@ -370,12 +428,54 @@ static bool parse_symbol(const Line *l, Symbol *ret)
 	return true;
 }
 
-/* The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm, powerpc. */
+/*
+ * A frame of arm's backtrace: "[<802b3ffc>] (__sanitizer_cov_trace_pc) from [<802e1324>]
+ * (trace_hardirqs_off+0x6c/0x120)", the function first, with " [module]" if it has one.
+ */
+static bool parse_arm_frame(const Line *l, Symbol *ret)
+{
+	size_t i = skip_blanks(l, 0), start;
+
+	if (i + 2 >= l->len || l->s[i] != '[' || l->s[i + 1] != '<')
+		return false;
+	i = skip_hex(l, i + 2);
+	if (i + 4 > l->len || memcmp(l->s + i, ">] (", 4) != 0)
+		return false;
+	start = i += 4;
+	while (i < l->len && l->s[i] != ')' && !is_blank(l->s[i]) && i - start <= NAME_MAX_LEN)
+		i++;
+	if (i == start || i >= l->len || i - start > NAME_MAX_LEN)
+		return false;
+	*ret = (Symbol){.name = {l->s + start, i - start}};
+	if (l->s[i] == ' ' && i + 1 < l->len && l->s[i + 1] == '[') {
+		start = i += 2;
+		while (i < l->len && l->s[i] != ']' && i - start <= NAME_MAX_LEN)
+			i++;
+		if (i < l->len && i > start && i - start <= NAME_MAX_LEN)
+			ret->module = (Line){l->s + start, i - start};
+	}
+	return memmem(l->s + i, l->len - i, ") from ", strlen(") from ")) != NULL;
+}
+
+/*
+ * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
+ * powerpc, and s390's "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
+ */
 static bool parse_ip_line(const Line *l, Symbol *ret)
 {
 	static const char *const prefixes[] = {
 		"RIP: ", "IP: ", "EIP: ", "EIP is at ", "pc : ", "PC is at ", "NIP [",
 	};
+
+	if (has_prefix(l, "Krnl PSW : ")) {
+		const char *open = memchr(l->s, '(', l->len);
+		Line rest;
+
+		if (!open)
+			return false;
+		rest = line_after(l, (size_t)(open - l->s) + 1);
+		return parse_symbol(&rest, ret) && !ret->unreliable;
+	}
 
 	for (size_t k = 0; k < ARRAY_SIZE(prefixes); k++) {
 		size_t n = strlen(prefixes[k]);
@@ -433,14 +533,42 @@ static bool is_generic_frame(const char *name, size_t len)
 		"el1h_64_sync_handler",
 		"el1h_64_sync",
 		"arm64_notify_die",
+		"arm64_serror_panic", /* an SError: the frames after el1h_64_error tell where */
+		"arm64_is_fatal_ras_serror",
+		"do_serror",
+		"el1h_64_error_handler",
+		"el1h_64_error",
+		"abort", /* noreturn calls end a function: the return address is the next one */
+		"add_taint",
 		"mce_panic",
 		"__schedule_bug",
+		"__might_sleep", /* "BUG: sleeping function called from invalid context" */
+		"___might_sleep",
+		"__might_fault",
+		"might_fault",
 		"__schedule",
 		"schedule",
 		"schedule_timeout",
 		"schedule_preempt_disabled",
 		"io_schedule",
 		"io_schedule_timeout",
+		/* where a hung task sleeps: the function that took the lock is the answer */
+		"rwsem_down_read_failed",
+		"rwsem_down_read_slowpath",
+		"call_rwsem_down_read_failed",
+		"rwsem_down_write_failed",
+		"rwsem_down_write_slowpath",
+		"call_rwsem_down_write_failed",
+		"down_read",
+		"down_write",
+		"__mutex_lock",
+		"__mutex_lock_common",
+		"__mutex_lock_slowpath",
+		"mutex_lock",
+		"mutex_lock_nested",
+		"wait_for_completion",
+		"__wait_for_common",
+		"wait_for_common",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(generic); i++)
@@ -480,28 +608,92 @@ static bool is_trace_marker(const Line *l)
 	return has_prefix(l, "--- interrupt:");
 }
 
+/* Removes a marker that older kernels print before the first frame: "<IRQ>  [<ffff...>] ...". */
+static void line_skip_marker(Line *l)
+{
+	static const char *const markers[] = {"<IRQ>", "<NMI>", "<EOI>"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(markers); i++)
+		if (has_prefix(l, markers[i])) {
+			*l = line_after(l, strlen(markers[i]));
+			line_trim(l);
+			return;
+		}
+}
+
+/* The length of the line that starts a call trace, 0 if l does not. */
+static size_t trace_header_len(const Line *l)
+{
+	static const char *const headers[] = {"Call Trace:", "Call trace:", "Backtrace:"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(headers); i++)
+		if (has_prefix(l, headers[i]))
+			return strlen(headers[i]);
+	return 0;
+}
+
+/*
+ * Lines inside a call trace that are not frames: arm's saved registers ("r7:00000000
+ * r6:82622e04") and exception stacks ("Exception stack(0xdceed458 to 0xdceed4a0)" and its
+ * "d440: 00000000 c09e0f2c" dump), s390's frames taken from a register rather than the stack
+ * ("([<000003ff8086d036>] will_oops_init+0x36/0x1000 [will_oops])", often stale), and the
+ * inlined functions of a trace decoded with decode_stacktrace.sh or syzkaller
+ * ("cpumask_first include/linux/cpumask.h:214 [inline]").
+ */
+static bool is_trace_noise(const Line *l)
+{
+	size_t i;
+
+	if (has_prefix(l, "Exception stack(") || has_prefix(l, "([<") ||
+	    (l->len > 8 && memcmp(l->s + l->len - 8, "[inline]", 8) == 0))
+		return true;
+	if (l->len > 3 && l->s[0] == 'r' && is_digit(l->s[1]))
+		return memchr(l->s, ':', MIN(l->len, (size_t)4)) != NULL;
+	i = skip_hex(l, 0);
+	return i >= 3 && i + 1 < l->len && l->s[i] == ':' && l->s[i + 1] == ' ';
+}
+
+/* "CPU: 0 PID: 1 Comm: sh ...", 2.6's "Pid: 1, comm: sh ...", 32-bit powerpc's
+ * "TASK = cfa5d000[950] 'bash' THREAD: cf9ce000" */
 static bool is_task_line(const Line *l)
 {
 	return (has_prefix(l, "CPU: ") && line_find(l, " PID: ") && line_find(l, " Comm: ")) ||
-	       (has_prefix(l, "Pid: ") && line_find(l, ", comm: "));
+	       (has_prefix(l, "Pid: ") && line_find(l, ", comm: ")) ||
+	       (has_prefix(l, "TASK = ") && line_find(l, "] '"));
+}
+
+/* powerpc's "REGS: cf9cfe40 TRAP: 0300 Not tainted (2.6.25-rc2)" */
+static bool is_taint_line(const Line *l)
+{
+	return has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ") ||
+	       (has_prefix(l, "REGS: ") &&
+		(line_find(l, " Not tainted") || line_find(l, " Tainted:")));
 }
 
 static void report_scan(Report *r, const Line *lines, size_t start, size_t end)
 {
+	bool in_trace = false;
+
 	for (size_t i = start; i < end; i++) {
 		const Line *l = &lines[i];
 
+		if (trace_header_len(l) > 0)
+			in_trace = true;
+		else if (has_prefix(l, "---[ end "))
+			in_trace = false;
+
 		if (!r->task_line && is_task_line(l))
 			r->task_line = l;
-		else if (!r->taint_line &&
-			 (has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ")))
+		else if (!r->taint_line && is_taint_line(l))
 			r->taint_line = l;
 		else if (!r->hardware_line && has_prefix(l, "Hardware name: "))
 			r->hardware_line = l;
-		else if (!r->have_ip && parse_ip_line(l, &r->ip))
+		/* inside a trace, an instruction pointer is that of an interrupted context */
+		else if (!r->have_ip && !in_trace && parse_ip_line(l, &r->ip))
 			r->have_ip = true;
+		/* arm's unwinder prints the frames right after the stack, without a header */
 		else if (!r->trace_start &&
-			 (has_prefix(l, "Call Trace:") || has_prefix(l, "Call trace:"))) {
+			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}))) {
 			r->trace_start = l;
 			r->trace_index = i;
 		}
@@ -589,10 +781,11 @@ static int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start
 
 		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels */
 		if (i == start)
-			l = line_after(&l, strlen("Call Trace:"));
-		else if (is_trace_marker(&l))
+			l = line_after(&l, trace_header_len(&l));
+		else if (is_trace_marker(&l) || is_trace_noise(&l))
 			continue;
-		if (!parse_symbol(&l, &sym)) {
+		line_skip_marker(&l);
+		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym)) {
 			if (i == start)
 				continue;
 			break;
@@ -610,13 +803,22 @@ static int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start
 	return 0;
 }
 
-/* Reads "Not tainted 6.1.0-18-amd64 #1 ..." or "Tainted: G      D W  O      6.1.0 #1 ...". */
-static int analysis_read_taint(DmesgAnalysis *a, const Line *l)
+/*
+ * Reads "Not tainted 6.1.0-18-amd64 #1 ...", "Tainted: G      D W  O      6.1.0 #1 ..." or, after
+ * powerpc's "REGS: ... TRAP: 0300 ", "Not tainted (2.6.25-rc2)".
+ */
+static int analysis_read_taint(DmesgAnalysis *a, const Line *line)
 {
+	const char *t = NULL;
+	Line rest = *line;
+	const Line *l = &rest;
 	char letters[33];
 	size_t n = 0, i;
 	bool tainted;
 
+	if (has_prefix(line, "REGS: ") &&
+	    ((t = line_find(line, " Not tainted")) || (t = line_find(line, " Tainted:"))))
+		rest = (Line){t + 1, (size_t)(line->s + line->len - t - 1)};
 	if (has_prefix(l, "Not tainted"))
 		i = strlen("Not tainted"), tainted = false;
 	else if (has_prefix(l, "Tainted:"))
@@ -624,8 +826,9 @@ static int analysis_read_taint(DmesgAnalysis *a, const Line *l)
 	else
 		return 0;
 
-	/* Taint columns are upper-case letters or blanks; the version starts with a digit. */
-	for (; i < l->len && !is_digit(l->s[i]); i++) {
+	/* Taint columns are upper-case letters or blanks; the version starts with a digit, in
+	 * parentheses on powerpc. */
+	for (; i < l->len && !is_digit(l->s[i]) && l->s[i] != '('; i++) {
 		if (!tainted)
 			break;
 		if (l->s[i] >= 'A' && l->s[i] <= 'Z') {
@@ -635,6 +838,8 @@ static int analysis_read_taint(DmesgAnalysis *a, const Line *l)
 			return 0;				 /* not a taint string */
 	}
 	i = skip_blanks(l, i);
+	if (i < l->len && l->s[i] == '(')
+		i++;
 	letters[n] = '\0';
 	if (!a->taint) {
 		a->taint = strdup(letters);
@@ -644,7 +849,7 @@ static int analysis_read_taint(DmesgAnalysis *a, const Line *l)
 	if (i < l->len && is_digit(l->s[i])) {
 		size_t start = i;
 
-		while (i < l->len && !is_blank(l->s[i]))
+		while (i < l->len && !is_blank(l->s[i]) && l->s[i] != ')')
 			i++;
 		return set_text(&a->kernel_version, l->s + start, i - start, NAME_MAX_LEN);
 	}
@@ -665,6 +870,23 @@ static int parse_pid(const char *s, size_t len)
 	return (int)v;
 }
 
+/* "TASK = cfa5d000[950] 'bash' THREAD: cf9ce000" */
+static int analysis_read_ppc_task(DmesgAnalysis *a, const Line *l)
+{
+	const char *open = memchr(l->s, '[', l->len), *quote = line_find(l, "] '"), *end;
+
+	if (!open || !quote || open > quote || a->comm)
+		return 0;
+	end = memchr(quote + 3, '\'', (size_t)(l->s + l->len - quote - 3));
+	if (!end)
+		return 0;
+	a->comm = text_dup(quote + 3, (size_t)(end - quote - 3), NAME_MAX_LEN);
+	if (!a->comm)
+		return -ENOMEM;
+	a->pid = parse_pid(open + 1, (size_t)(quote - open - 1));
+	return 0;
+}
+
 /* "CPU: 0 PID: 1 Comm: sh Not tainted 6.1.0 #1 ..." or "Pid: 1, comm: sh Tainted: ...". */
 static int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_task)
 {
@@ -672,6 +894,8 @@ static int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_ta
 	size_t pid_len = 0;
 	Line rest;
 
+	if (has_prefix(l, "TASK = "))
+		return take_task ? analysis_read_ppc_task(a, l) : 0;
 	if (has_prefix(l, "CPU: ")) {
 		pid_at = line_find(l, " PID: ") + strlen(" PID: ");
 		comm_at = line_find(l, " Comm: ") + strlen(" Comm: ");
@@ -733,6 +957,27 @@ static int analysis_read_event_task(DmesgAnalysis *a, Event kind, const Line *l)
 						      (size_t)(l->s + l->len - open - 2));
 	}
 	return 0;
+}
+
+/*
+ * The function that the first line of a report names: "Kernel panic - not syncing:
+ * stack-protector: Kernel stack is corrupted in: func+0x7ea/0x7f0", "BUG: KASAN:
+ * slab-use-after-free in lock_timer_base+0x1d9/0x220".
+ */
+static bool parse_message_symbol(const Line *l, Symbol *ret)
+{
+	static const char corrupted[] = "Kernel stack is corrupted in: ";
+	const char *at = line_find(l, corrupted);
+	Line rest;
+
+	if (at)
+		at += strlen(corrupted);
+	else if (has_prefix(l, "BUG: KASAN: ") && (at = line_find(l, " in ")))
+		at += strlen(" in ");
+	else
+		return false;
+	rest = (Line){at, (size_t)(l->s + l->len - at)};
+	return parse_symbol(&rest, ret) && !ret->unreliable;
 }
 
 /* "WARNING: CPU: 1 PID: 42 at drivers/foo.c:12 foo_probe+0x12/0x40 [foo]" */
@@ -849,6 +1094,89 @@ static int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n)
 	return 0;
 }
 
+/* A task line cut in two: "CPU: 1 PID: 1" and "88243 Comm: X Not tainted 5.3.6 #1". */
+static bool is_wrapped_task_line(const Line *first, const Line *second)
+{
+	return has_prefix(first, "CPU: ") && line_find(first, " PID:") &&
+	       !line_find(first, "ainted") && !has_prefix(second, "CPU: ") &&
+	       (line_find(second, " tainted") || line_find(second, "Tainted:"));
+}
+
+/*
+ * Joins the task lines that a console or a copy and paste wrapped, in a buffer of their own
+ * (*ret_buf, NULL when there are none) that the joined lines point into. A number cut in two
+ * is joined without a blank, anything else with one.
+ */
+static int join_wrapped_task_lines(Line *lines, size_t n, char **ret_buf)
+{
+	size_t size = 0, o = 0;
+	char *buf;
+
+	*ret_buf = NULL;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (is_wrapped_task_line(&lines[i], &lines[i + 1]))
+			size += lines[i].len + 1 + lines[i + 1].len;
+	if (size == 0)
+		return 0;
+	buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i + 1 < n; i++) {
+		Line *first = &lines[i], *second = &lines[i + 1];
+		char *joined = buf + o;
+
+		if (!is_wrapped_task_line(first, second))
+			continue;
+		memcpy(buf + o, first->s, first->len);
+		o += first->len;
+		if (!(first->len > 0 && is_digit(first->s[first->len - 1]) && second->len > 0 &&
+		      is_digit(second->s[0])))
+			buf[o++] = ' ';
+		memcpy(buf + o, second->s, second->len);
+		o += second->len;
+		*first = (Line){joined, (size_t)(buf + o - joined)};
+		second->len = 0;
+		i++;
+	}
+	*ret_buf = buf;
+	return 0;
+}
+
+/* The N of " PID: N" in a WARNING or task line, -1 if none. */
+static int line_pid(const Line *l)
+{
+	const char *p = line_find(l, " PID: ");
+	size_t n = 0;
+
+	if (!p)
+		return -1;
+	p += strlen(" PID: ");
+	while (p + n < l->s + l->len && is_digit(p[n]))
+		n++;
+	return parse_pid(p, n);
+}
+
+/*
+ * Whether the WARNING at line warning caused the oops or BUG report at start: a report of the
+ * same task that follows it closely (a WARNING about freeing, then KASAN's invalid-free).
+ */
+static bool warning_caused(const Line *lines, size_t n, size_t warning, size_t start)
+{
+	size_t end;
+	int pid;
+
+	if (warning >= start || start - warning > REPORT_LINES_MAX)
+		return false;
+	pid = line_pid(&lines[warning]);
+	if (pid < 0)
+		return false;
+	end = report_end(lines, n, start);
+	for (size_t i = start; i < end; i++)
+		if (is_task_line(&lines[i]))
+			return line_pid(&lines[i]) == pid;
+	return false;
+}
+
 /* The report that tells what the crash was, and the reason to give it. */
 static size_t choose_report(const size_t first[_EVENT_MAX], size_t none, Event *ret_kind)
 {
@@ -907,7 +1235,10 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 		Event cause = panic_cause(&lines[start]);
 		size_t oops = MIN(first[EVENT_OOPS], first[EVENT_BUG]);
 
-		if (cause == EVENT_OOPS && oops != n) {
+		/* "KASAN: panic_on_warn set ...": KASAN and UBSAN reports panic as a WARNING
+		 * does, and the first report is the cause. */
+		if ((cause == EVENT_OOPS && oops != n) ||
+		    (cause == EVENT_WARNING && first[EVENT_WARNING] == n && oops < start)) {
 			kind = first[EVENT_OOPS] < first[EVENT_BUG] ? EVENT_OOPS : EVENT_BUG;
 			start = oops;
 		} else if (cause != EVENT_PANIC) {
@@ -915,6 +1246,11 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 			if (first[cause] != n)
 				start = first[cause];
 		}
+	}
+	if ((kind == EVENT_OOPS || kind == EVENT_BUG) &&
+	    warning_caused(lines, n, first[EVENT_WARNING], start)) {
+		kind = EVENT_WARNING;
+		start = first[EVENT_WARNING];
 	}
 	a->reason = strdup(event_reasons[kind]);
 	if (!a->reason)
@@ -938,6 +1274,9 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 		 * what is left of that report is before the panic line. */
 		if (kind != EVENT_PANIC && classify(&lines[start]) == EVENT_PANIC)
 			report_scan(&report, lines, report_begin(lines, start), start);
+		/* arm64's "kernel stack overflow" panics after the registers of the overflow */
+		else if (kind == EVENT_PANIC && line_find(&lines[start], "stack overflow"))
+			report_scan(&report, lines, report_begin(lines, start), start);
 
 		if (report.trace_start) {
 			r = analysis_read_trace(a, lines, report.trace_index, n, &frame,
@@ -945,14 +1284,17 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 			if (r < 0)
 				return r;
 		}
-		/* Where it happened: the instruction pointer, else the WARNING line, else the
-		 * first frame of the trace that is not the reporting machinery (panic(), ...). */
-		if (report.have_ip)
-			sym = report.ip;
-		else if (!(classify(&lines[start]) == EVENT_WARNING &&
-			   parse_warning_symbol(&lines[start], &sym)) &&
-			 have_frame)
-			sym = frame;
+		/* Where it happened: the function the report's first line names, the instruction
+		 * pointer, else the WARNING line, else the first frame of the trace that is not
+		 * the reporting machinery (panic(), ...). */
+		if (!parse_message_symbol(&lines[start], &sym)) {
+			if (report.have_ip)
+				sym = report.ip;
+			else if (!(classify(&lines[start]) == EVENT_WARNING &&
+				   parse_warning_symbol(&lines[start], &sym)) &&
+				 have_frame)
+				sym = frame;
+		}
 		if (sym.name.len > 0) {
 			r = set_text(&a->function, sym.name.s, sym.name.len, NAME_MAX_LEN);
 			if (r < 0)
@@ -1028,6 +1370,7 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 {
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
 	_cleanup_free_ Line *lines = NULL;
+	_cleanup_free_ char *joined = NULL;
 	LogHas has;
 	size_t n;
 	int r;
@@ -1041,6 +1384,9 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 		return -ENOMEM;
 
 	r = split_lines(log, len, &lines, &n);
+	if (r < 0)
+		return r;
+	r = join_wrapped_task_lines(lines, n, &joined);
 	if (r < 0)
 		return r;
 	has = log_has(log, len);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,12 @@
 /*
  * One inflate pass with the given windowBits (15: zlib header, -15: raw).
  * The output buffer grows geometrically up to max_out + 1 bytes of data plus
- * the NUL: the one byte over the limit tells "more output" (-EFBIG) from "the
- * stream ends exactly at max_out" and from "the input ends early" (-EBADMSG).
+ * the NUL: the one byte over the limit tells "more output" (-EFBIG, or with
+ * head 1 and the first max_out bytes) from "the stream ends exactly at
+ * max_out" and from "the input ends early" (-EBADMSG).
  */
-static int inflate_with(const void *in, size_t in_len, size_t max_out, int window_bits, void **ret,
-			size_t *ret_len)
+static int inflate_with(const void *in, size_t in_len, size_t max_out, int window_bits, bool head,
+			void **ret, size_t *ret_len)
 {
 	_cleanup_free_ unsigned char *out = NULL;
 	size_t cap, len = 0;
@@ -41,7 +43,8 @@ static int inflate_with(const void *in, size_t in_len, size_t max_out, int windo
 	zs.avail_in = (unsigned)in_len;
 	for (;;) {
 		if (len > max_out) {
-			r = -EFBIG;
+			r = head ? 1 : -EFBIG;
+			len = max_out;
 			break;
 		}
 		if (len + 1 == cap) {
@@ -60,7 +63,8 @@ static int inflate_with(const void *in, size_t in_len, size_t max_out, int windo
 		int z = inflate(&zs, Z_NO_FLUSH);
 		len += room - zs.avail_out;
 		if (z == Z_STREAM_END) {
-			r = len > max_out ? -EFBIG : 0;
+			r = len <= max_out ? 0 : head ? 1 : -EFBIG;
+			len = MIN(len, max_out);
 			break;
 		}
 		if (z == Z_MEM_ERROR) {
@@ -84,20 +88,32 @@ static int inflate_with(const void *in, size_t in_len, size_t max_out, int windo
 	out[len] = '\0';
 	*ret = TAKE_PTR(out);
 	*ret_len = len;
-	return 0;
+	return r;
 }
 
-int zlib_inflate_buffer(const void *in, size_t in_len, size_t max_out, void **ret, size_t *ret_len)
+static int inflate_buffer(const void *in, size_t in_len, size_t max_out, bool head, void **ret,
+			  size_t *ret_len)
 {
 	int r;
 
 	if (!in && in_len > 0)
 		return -EINVAL;
 
-	r = inflate_with(in, in_len, max_out, 15, ret, ret_len);
+	r = inflate_with(in, in_len, max_out, 15, head, ret, ret_len);
 	if (r != -EBADMSG)
 		return r;
-	return inflate_with(in, in_len, max_out, -15, ret, ret_len);
+	return inflate_with(in, in_len, max_out, -15, head, ret, ret_len);
+}
+
+int zlib_inflate_buffer(const void *in, size_t in_len, size_t max_out, void **ret, size_t *ret_len)
+{
+	return inflate_buffer(in, in_len, max_out, false, ret, ret_len);
+}
+
+int zlib_inflate_buffer_head(const void *in, size_t in_len, size_t max_out, void **ret,
+			     size_t *ret_len)
+{
+	return inflate_buffer(in, in_len, max_out, true, ret, ret_len);
 }
 
 ssize_t zlib_deflate_buffer(const void *in, size_t in_len, int window_bits, void *out, size_t cap)

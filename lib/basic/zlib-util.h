@@ -20,6 +20,15 @@
 int zlib_inflate_buffer(const void *in, size_t in_len, size_t max_out, void **ret, size_t *ret_len);
 
 /*
+ * The same, but a stream that inflates to more than max_out bytes is not an
+ * error: returns 1 and its first max_out bytes (a budget that keeps what
+ * fits), 0 when the whole stream fit. Corruption after the first max_out
+ * bytes goes unseen.
+ */
+int zlib_inflate_buffer_head(const void *in, size_t in_len, size_t max_out, void **ret,
+			     size_t *ret_len);
+
+/*
  * Deflates in_len bytes into out (cap bytes) in one pass, with windowBits as
  * for deflateInit2(): 15 for a zlib-wrapped stream, -15 for raw deflate as the
  * kernel writes it. Returns the compressed length, -ENOBUFS when cap is too

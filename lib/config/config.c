@@ -84,6 +84,11 @@ static const ConfigKey archive_keys[] = {
 	{"Unlink", VALUE_BOOL, offsetof(PstoredConfig, unlink), "yes"},
 	{"KeepConsole", VALUE_BOOL, offsetof(PstoredConfig, keep_console), "yes"},
 	{"MaxRecordSize", VALUE_SIZE, offsetof(PstoredConfig, max_record_size), "1M"},
+	{"MaxParts", VALUE_COUNT_LIMIT, offsetof(PstoredConfig, max_parts), "1024"},
+	{"MaxLogSize", VALUE_SIZE, offsetof(PstoredConfig, max_log_size), "8M"},
+	{"MaxRecordsPerRun", VALUE_COUNT_LIMIT, offsetof(PstoredConfig, max_records_per_run),
+	 "4096"},
+	{"MaxBytesPerRun", VALUE_SIZE_LIMIT, offsetof(PstoredConfig, max_bytes_per_run), "64M"},
 };
 
 static const ConfigKey store_keys[] = {

@@ -73,7 +73,13 @@ typedef struct PstoredConfig {
 	PstoredStorage storage;
 	bool unlink;
 	bool keep_console; /* keep console, pmsg and ftrace logs */
+	/* Budgets: of a record (bytes, also after inflation or as decoded CPER sections), of a
+	 * crash (parts in its log, bytes of its log), of a run (records, bytes read) */
 	uint64_t max_record_size;
+	uint64_t max_parts;
+	uint64_t max_log_size;
+	uint64_t max_records_per_run;
+	uint64_t max_bytes_per_run;
 
 	/* [Store]; PSTORED_CONFIG_UNLIMITED turns a limit off */
 	uint64_t max_age_usec;

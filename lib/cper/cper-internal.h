@@ -20,8 +20,11 @@
 #include "macro.h"
 
 typedef struct CperCtx {
-	json_t *errors; /* array of {"offset": N, "message": "..."} */
+	json_t *errors; /* array of {"offset": N, "message": "..."}: what could not be decoded */
+	json_t *notes;	/* the same form: what was decoded but is unusual */
 	bool oom;	/* an allocation failed somewhere: the result is incomplete */
+	size_t budget;	/* bytes left to decode (see cper_decode_json_budget()) */
+	bool spent;	/* the budget stopped decoding somewhere */
 } CperCtx;
 
 typedef struct CperBuf {
@@ -61,6 +64,7 @@ static inline CperBuf cper_buf_sub(const CperBuf *b, size_t off, size_t n)
 }
 
 void cper_error(CperCtx *c, size_t offset, const char *fmt, ...) _printf_(3, 4);
+void cper_note(CperCtx *c, size_t offset, const char *fmt, ...) _printf_(3, 4);
 
 /* json_object_set_new() that records allocation failures in the context. */
 void cper_set(CperCtx *c, json_t *o, const char *key, json_t *v);

@@ -38,6 +38,8 @@ struct CperDecoder {
 	const uint8_t *buf;
 	size_t len;
 	size_t off;
+	size_t budget; /* bytes left to decode */
+	bool spent;
 };
 
 static const char *const severity_strs[] = {
@@ -169,9 +171,9 @@ static json_t *timestamp_json(CperCtx *c, const uint8_t *t, size_t abs_off)
 
 	if (!encoding) {
 		cper_set(c, ts, "encoding", json_string("unknown"));
-		cper_error(c, abs_off,
-			   "timestamp 0x%016" PRIx64 " is neither BCD, binary nor Unix seconds",
-			   raw);
+		cper_note(c, abs_off,
+			  "timestamp 0x%016" PRIx64 " is neither BCD, binary nor Unix seconds",
+			  raw);
 		return ts;
 	}
 
@@ -202,6 +204,15 @@ static json_t *revision_json(uint16_t rev)
 	/* Byte 1 is the major, byte 0 the minor revision, both BCD. */
 	snprintf(buf, sizeof(buf), "%x.%x", rev >> 8, rev & 0xff);
 	return json_string(buf);
+}
+
+/*
+ * Revisions written by real producers, all with the layout of 1.0: 1.x by the UEFI specification,
+ * EDK2 and Linux, 2.10 (0x0210, WHEA_ERROR_RECORD_REVISION) by Windows.
+ */
+static bool revision_known(uint16_t rev)
+{
+	return rev >> 8 == 1 || rev == 0x0210;
 }
 
 static void decode_section(const CperBuf *rec, size_t limit, unsigned idx, json_t *sections)
@@ -250,6 +261,16 @@ static void decode_section(const CperBuf *rec, size_t limit, unsigned idx, json_
 		blen = limit - soff;
 		cper_set(c, s, "truncated", json_true());
 	}
+
+	if (blen > c->budget) {
+		cper_error(c, d.base,
+			   "section %u: its %zu bytes are more than the %zu left of the decoding "
+			   "budget; not decoded",
+			   idx, blen, c->budget);
+		c->spent = true;
+		return;
+	}
+	c->budget -= blen;
 
 	CperBuf body_buf = cper_buf_sub(rec, soff, blen);
 	json_t *body = cper_child_object(c, s, "body");
@@ -303,9 +324,10 @@ static json_t *decode_record(CperCtx *c, const uint8_t *buf, size_t off, size_t 
 	cper_put_bits(c, r, "flags", flags, 4, record_flag_strs, ARRAY_SIZE(record_flag_strs));
 	cper_set(c, r, "persistence_information", cper_hex_u64(cper_le64(p + 108), 8));
 
-	if (cper_le16(p + 4) >> 8 != 1)
-		cper_error(c, off + 4, "record revision %x.%x is not 1.x; decoding as 1.x",
-			   cper_le16(p + 4) >> 8, cper_le16(p + 4) & 0xff);
+	if (!revision_known(cper_le16(p + 4)))
+		cper_note(c, off + 4,
+			  "record revision %x.%x is neither 1.x nor 2.10; decoding as 1.x",
+			  cper_le16(p + 4) >> 8, cper_le16(p + 4) & 0xff);
 
 	size_t fit = (limit - CPER_RECORD_HEADER_SIZE) / CPER_SECTION_DESCRIPTOR_SIZE;
 	if (count > fit)
@@ -316,9 +338,21 @@ static json_t *decode_record(CperCtx *c, const uint8_t *buf, size_t off, size_t 
 			   CPER_RECORD_HEADER_SIZE + (size_t)count * CPER_SECTION_DESCRIPTOR_SIZE,
 			   limit, fit);
 
+	/* Each section costs its descriptor and its body, overlapping or not, against the
+	 * decoding budget: descriptors are 72 bytes, a record can hold thousands. */
 	json_t *sections = cper_child_array(c, r, "sections");
-	for (unsigned i = 0; sections && i < MIN((size_t)count, fit); i++)
+	for (unsigned i = 0; sections && i < MIN((size_t)count, fit); i++) {
+		if (c->budget < CPER_SECTION_DESCRIPTOR_SIZE) {
+			cper_error(c,
+				   off + CPER_RECORD_HEADER_SIZE + i * CPER_SECTION_DESCRIPTOR_SIZE,
+				   "sections %u to %zu not decoded: the decoding budget is spent",
+				   i, MIN((size_t)count, fit) - 1);
+			c->spent = true;
+			break;
+		}
+		c->budget -= CPER_SECTION_DESCRIPTOR_SIZE;
 		decode_section(&rec, limit, i, sections);
+	}
 	return r;
 }
 
@@ -333,8 +367,19 @@ int cper_decoder_new(const void *buf, size_t len, CperDecoder **ret)
 		return -ENOMEM;
 	d->buf = buf;
 	d->len = len;
+	d->budget = CPER_DECODE_BUDGET;
 	*ret = d;
 	return 0;
+}
+
+void cper_decoder_set_budget(CperDecoder *d, size_t budget)
+{
+	d->budget = budget;
+}
+
+bool cper_decoder_budget_spent(const CperDecoder *d)
+{
+	return d->spent;
 }
 
 CperDecoder *cper_decoder_free(CperDecoder *d)
@@ -345,7 +390,7 @@ CperDecoder *cper_decoder_free(CperDecoder *d)
 
 int cper_decoder_next(CperDecoder *d, json_t **ret_record, json_t **ret_errors)
 {
-	CperCtx c = {};
+	CperCtx c = {.budget = d->budget};
 	json_t *record = NULL;
 	size_t off = d->off, avail = d->len - d->off;
 
@@ -353,8 +398,12 @@ int cper_decoder_next(CperDecoder *d, json_t **ret_record, json_t **ret_errors)
 		return 0;
 
 	c.errors = json_array();
-	if (!c.errors)
+	c.notes = json_array();
+	if (!c.errors || !c.notes) {
+		json_decref(c.errors);
+		json_decref(c.notes);
 		return -ENOMEM;
+	}
 
 	if (!header_at(d->buf + off, avail)) {
 		size_t next = find_header(d->buf, d->len, off + 1, d->len);
@@ -413,8 +462,13 @@ int cper_decoder_next(CperDecoder *d, json_t **ret_record, json_t **ret_errors)
 
 		record = decode_record(&c, d->buf, off, limit, rlen);
 		d->off = next;
+		if (record && json_array_size(c.notes) > 0)
+			cper_set(&c, record, "notes", json_incref(c.notes));
 	}
+	d->budget = c.budget;
+	d->spent = d->spent || c.spent;
 
+	json_decref(c.notes);
 	if (c.oom) {
 		json_decref(record);
 		json_decref(c.errors);
@@ -425,7 +479,7 @@ int cper_decoder_next(CperDecoder *d, json_t **ret_record, json_t **ret_errors)
 	return 1;
 }
 
-int cper_decode_json(const void *buf, size_t len, json_t **ret)
+int cper_decode_json_budget(const void *buf, size_t len, size_t budget, json_t **ret)
 {
 	_cleanup_(cper_decoder_freep) CperDecoder *d = NULL;
 	json_auto_t *doc = NULL;
@@ -435,6 +489,7 @@ int cper_decode_json(const void *buf, size_t len, json_t **ret)
 	r = cper_decoder_new(buf, len, &d);
 	if (r < 0)
 		return r;
+	cper_decoder_set_budget(d, budget);
 
 	doc = json_pack("{s:i,s:[],s:[]}", "schema_version", CPER_SCHEMA_VERSION, "records",
 			"errors");
@@ -466,5 +521,12 @@ int cper_decode_json(const void *buf, size_t len, json_t **ret)
 	}
 
 	*ret = TAKE_PTR(doc);
-	return 0;
+	return cper_decoder_budget_spent(d);
+}
+
+int cper_decode_json(const void *buf, size_t len, json_t **ret)
+{
+	int r = cper_decode_json_budget(buf, len, CPER_DECODE_BUDGET, ret);
+
+	return MIN(r, 0);
 }

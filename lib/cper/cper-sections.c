@@ -16,9 +16,6 @@
 
 #define BIT(n) (UINT64_C(1) << (n))
 
-/* The largest inflated dmesg we accept: far above any pstore record. */
-#define CPER_DMESG_MAX (16u * 1024 * 1024)
-
 /*
  * Platform Memory Error (N.2.5). 80 bytes since UEFI 2.3; the UEFI 2.1/2.2
  * layout ends after error_type at 73 bytes, and firmware writing 77 bytes
@@ -705,17 +702,28 @@ static void decode_dmesg_z(const CperBuf *b, json_t *body)
 	int r;
 
 	cper_set(b->ctx, body, "compressed_length", json_integer((json_int_t)b->len));
-	r = zlib_inflate_buffer(b->p, b->len, CPER_DMESG_MAX, &out, &out_len);
+	/* What it inflates to counts against the decoding budget of the whole buffer: a record
+	 * whose sections all point at one blob inflates it once per section. */
+	r = zlib_inflate_buffer_head(b->p, b->len, b->ctx->budget, &out, &out_len);
 	if (r == -ENOMEM) {
 		b->ctx->oom = true;
 		return;
 	}
 	if (r < 0) {
-		cper_error(b->ctx, b->base, "compressed dmesg: %s; shown as a dump",
-			   r == -EFBIG ? "inflates to more than 16 MiB" : "corrupt deflate data");
+		cper_error(b->ctx, b->base,
+			   "compressed dmesg: corrupt deflate data; shown as a dump");
 		cper_put_dump(b, body, "data_dump", 0, b->len);
 		return;
 	}
+	if (r > 0) {
+		cper_error(b->ctx, b->base,
+			   "compressed dmesg: inflates to more than the %zu bytes left of the "
+			   "decoding "
+			   "budget; its first %zu bytes shown",
+			   b->ctx->budget, out_len);
+		b->ctx->spent = true;
+	}
+	b->ctx->budget -= out_len;
 	cper_set(b->ctx, body, "text", text_json(out, out_len));
 }
 

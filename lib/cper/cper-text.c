@@ -172,6 +172,17 @@ static int finish(FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* One line per entry of an "errors" or "notes" array: "<prefix><what> at offset N: message". */
+static void print_messages(const char *pfx, const char *what, const json_t *messages, FILE *f)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(messages, i, e)
+		fprintf(f, "%s%s at offset %" JSON_INTEGER_FORMAT ": %s\n", pfx, what,
+			json_integer_value(json_object_get(e, "offset")), str(e, "message", ""));
+}
+
 int cper_record_print_text(const json_t *record, const char *prefix, FILE *f)
 {
 	const char *pfx = prefix ?: DEFAULT_PREFIX;
@@ -214,6 +225,8 @@ int cper_record_print_text(const json_t *record, const char *prefix, FILE *f)
 		fputc('\n', f);
 	}
 
+	print_messages(pfx, "note", json_object_get(record, "notes"), f);
+
 	json_array_foreach(json_object_get(record, "sections"), i, s) {
 		fprintf(f, "%s Error %zu, type: %s\n", pfx, i, str(s, "severity", "unknown"));
 		const json_t *sflags = json_object_get(s, "flags_names");
@@ -248,13 +261,7 @@ int cper_record_print_text(const json_t *record, const char *prefix, FILE *f)
 
 int cper_errors_print_text(const json_t *errors, const char *prefix, FILE *f)
 {
-	const char *pfx = prefix ?: DEFAULT_PREFIX;
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(errors, i, e)
-		fprintf(f, "%sdecode error at offset %" JSON_INTEGER_FORMAT ": %s\n", pfx,
-			json_integer_value(json_object_get(e, "offset")), str(e, "message", ""));
+	print_messages(prefix ?: DEFAULT_PREFIX, "decode error", errors, f);
 	return finish(f);
 }
 

@@ -18,17 +18,31 @@ uint64_t cper_le(const uint8_t *p, size_t n)
 	return v;
 }
 
-void cper_error(CperCtx *c, size_t offset, const char *fmt, ...)
+static void add_message(CperCtx *c, json_t *messages, size_t offset, const char *fmt, va_list ap)
 {
 	char msg[256];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	cper_append(c, messages,
+		    json_pack("{s:I,s:s}", "offset", (json_int_t)offset, "message", msg));
+}
+
+void cper_error(CperCtx *c, size_t offset, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	add_message(c, c->errors, offset, fmt, ap);
 	va_end(ap);
+}
 
-	json_t *e = json_pack("{s:I,s:s}", "offset", (json_int_t)offset, "message", msg);
-	cper_append(c, c->errors, e);
+void cper_note(CperCtx *c, size_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_message(c, c->notes, offset, fmt, ap);
+	va_end(ap);
 }
 
 /* Keys are the decoder's own ASCII literals: no need for jansson to check them. */

@@ -31,11 +31,23 @@
 bool cper_looks_like_record(const void *buf, size_t len);
 
 /*
+ * The decoding budget: every section costs its descriptor, its body (sections
+ * that overlap each pay for the bytes they share) and what a compressed
+ * section inflates to. Once it is spent, the sections left are not decoded
+ * and an entry in "errors" says so. Decoding is then bounded by the budget,
+ * however many descriptors point at the same bytes.
+ */
+#define CPER_DECODE_BUDGET (16u * 1024 * 1024)
+
+/*
  * Decodes one or more concatenated records into
  *   {"schema_version":1, "records":[...], "errors":[{"offset":N,"message":"..."}]}
- * Returns 0 (even when "errors" is not empty), -ENOMEM.
+ * within the default budget. Returns 0 (even when "errors" is not empty), -ENOMEM.
  */
 int cper_decode_json(const void *buf, size_t len, json_t **ret);
+
+/* The same within budget bytes: returns 1 when the budget cut decoding short. */
+int cper_decode_json_budget(const void *buf, size_t len, size_t budget, json_t **ret);
 
 /*
  * Decodes a raw x86 struct mce (the payload of pstore mce-* files and of the
@@ -53,6 +65,10 @@ typedef struct CperDecoder CperDecoder;
 
 int cper_decoder_new(const void *buf, size_t len, CperDecoder **ret);
 CperDecoder *cper_decoder_free(CperDecoder *d);
+/* Bytes the decoder may decode from now on, CPER_DECODE_BUDGET unless set. */
+void cper_decoder_set_budget(CperDecoder *d, size_t budget);
+/* Whether the budget stopped decoding somewhere. */
+bool cper_decoder_budget_spent(const CperDecoder *d);
 
 /*
  * Decodes the next record. Returns 1 and sets *ret_record (NULL when this

@@ -107,27 +107,59 @@ static int compare_crashes(const void *a, const void *b)
 	return strcmp(x->key->name, y->key->name);
 }
 
-/* Sorts the parts, finds the gaps and the key record. */
-static int finish_dump(PstoreCrash *c)
+/* Sorts the parts and finds the key record. */
+static void finish_dump(PstoreCrash *c)
 {
-	unsigned highest;
-
 	qsort(c->records, c->n_records, sizeof(PstoreRecord *), compare_parts_descending);
-	highest = c->records[0]->header.part;
-	for (unsigned part = highest, i = 0; part >= 1; part--) {
-		if (i < c->n_records && c->records[i]->header.part == part) {
-			i++;
-			continue;
-		}
-		unsigned *p = reallocarray(c->missing_parts, c->n_missing_parts + 1, sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->missing_parts = p;
-		c->missing_parts[c->n_missing_parts++] = part;
-	}
 	c->key = c->first = c->records[c->n_records - 1];
+}
+
+static int add_missing(PstoreCrash *c, unsigned first, unsigned last)
+{
+	PstorePartRange *p = reallocarray(c->missing_parts, c->n_missing_parts + 1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	c->missing_parts = p;
+	c->missing_parts[c->n_missing_parts++] = (PstorePartRange){.first = first, .last = last};
 	return 0;
+}
+
+/*
+ * Keeps the newest max_parts parts in the log, the older ones with the other
+ * dump, and lists the gaps below the highest part left, highest first. A
+ * part number is a claim of the record: the gaps are ranges, as many as the
+ * parts present at most, however large the numbers.
+ */
+static int finish_parts(PstoreCrash *c, size_t max_parts)
+{
+	unsigned next;
+	int r;
+
+	if (c->n_records > max_parts) {
+		size_t cut = c->n_records - max_parts;
+
+		for (size_t i = 0; i < cut; i++) {
+			r = append_ptr(&c->other_dump, &c->n_other_dump, c->records[i]);
+			if (r < 0)
+				return r;
+		}
+		memmove(c->records, c->records + cut, max_parts * sizeof(PstoreRecord *));
+		c->n_records = max_parts;
+		c->n_parts_cut = cut;
+	}
+	next = c->records[0]->header.part;
+	for (size_t i = 0; i < c->n_records; i++) {
+		unsigned part = c->records[i]->header.part;
+
+		if (part < next) {
+			r = add_missing(c, part + 1, next);
+			if (r < 0)
+				return r;
+		}
+		next = part - 1;
+	}
+	return next >= 1 ? add_missing(c, 1, next) : 0;
 }
 
 static bool dump_has_part(const PstoreCrash *c, unsigned part)
@@ -161,14 +193,10 @@ static void join_oops(PstoreCrash *panic, PstoreCrash *oops)
 		panic->n_other_dump = panic->n_records;
 		panic->records = TAKE_PTR(oops->records);
 		panic->n_records = oops->n_records;
-		free(panic->missing_parts);
-		panic->missing_parts = TAKE_PTR(oops->missing_parts);
-		panic->n_missing_parts = oops->n_missing_parts;
 	} else {
 		panic->other_dump = TAKE_PTR(oops->records);
 		panic->n_other_dump = oops->n_records;
 	}
-	free(oops->missing_parts);
 	*oops = (PstoreCrash){};
 }
 
@@ -195,7 +223,7 @@ static void join_oops_and_panics(PstoreScan *s, size_t first_crash)
 	s->n_crashes = n;
 }
 
-static int group_dumps(PstoreScan *s)
+static int group_dumps(PstoreScan *s, size_t max_parts)
 {
 	_cleanup_free_ PstoreRecord **dumps = NULL;
 	size_t n = 0, first_crash = s->n_crashes;
@@ -226,12 +254,14 @@ static int group_dumps(PstoreScan *s)
 		if (r < 0)
 			return r;
 	}
+	for (size_t i = first_crash; i < s->n_crashes; i++)
+		finish_dump(&s->crashes[i]);
+	join_oops_and_panics(s, first_crash);
 	for (size_t i = first_crash; i < s->n_crashes; i++) {
-		r = finish_dump(&s->crashes[i]);
+		r = finish_parts(&s->crashes[i], max_parts);
 		if (r < 0)
 			return r;
 	}
-	join_oops_and_panics(s, first_crash);
 	return 0;
 }
 
@@ -264,12 +294,14 @@ static PstoreCrash *newest_kernel_crash(PstoreScan *s, const char *backend, size
 	return best;
 }
 
-int pstore_group(PstoreScan *s, bool attach_logs)
+int pstore_group(PstoreScan *s, bool attach_logs, size_t max_parts)
 {
 	size_t n_dumps;
 	int r;
 
-	r = group_dumps(s);
+	if (max_parts == 0)
+		return -EINVAL;
+	r = group_dumps(s, max_parts);
 	if (r < 0)
 		return r;
 	n_dumps = s->n_crashes;

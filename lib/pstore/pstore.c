@@ -219,10 +219,10 @@ int pstore_record_inflate(const char *buf, size_t len, size_t max, char **ret, s
 	size_t out_len;
 	int r;
 
-	r = zlib_inflate_buffer(buf, len, max, &out, &out_len);
+	r = zlib_inflate_buffer_head(buf, len, max, &out, &out_len);
 	if (r < 0)
 		return r;
 	*ret = out;
 	*ret_len = out_len;
-	return 0;
+	return r;
 }

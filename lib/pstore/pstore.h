@@ -70,6 +70,9 @@ typedef struct PstoreHeader {
 /* The header line is within the first PSTORE_HEADER_MAX bytes of a record. */
 #define PSTORE_HEADER_MAX 64
 
+/* What pstore_scan() inflates of a compressed record to read its header. */
+#define PSTORE_PROBE_MAX 4096
+
 /* Parses the header line at the start of a dmesg record; -EBADMSG if there is none. */
 int pstore_header_parse(const char *buf, size_t len, PstoreHeader *ret);
 
@@ -100,22 +103,30 @@ typedef struct PstoreSkipped {
 	const char *reason; /* "symbolic link", "directory", "special file", "hard link" */
 } PstoreSkipped;
 
+/* Parts first to last, both included. */
+typedef struct PstorePartRange {
+	unsigned first, last;
+} PstorePartRange;
+
 typedef struct PstoreCrash {
 	PstoreCrashKind kind;
 	/* The main records, whose text is the crash's log; dmesg parts oldest first, i.e.
 	 * highest part first. */
 	PstoreRecord **records;
 	size_t n_records;
-	/* The parts of the crash's other dump when the kernel dumped twice as it died (see
-	 * pstore_group()): stored and erased with the crash, but not in its log. */
+	/* The parts of the crash's other dump when the kernel dumped twice as it died, and the
+	 * oldest parts of its dump beyond max_parts (see pstore_group()): stored and erased with
+	 * the crash, but not in its log. */
 	PstoreRecord **other_dump;
 	size_t n_other_dump;
 	/* Console, pmsg, ftrace logs of the same boot kept with a kernel crash. */
 	PstoreRecord **logs;
 	size_t n_logs;
-	/* Part numbers between 1 and the highest present that are absent, in the main records. */
-	unsigned *missing_parts;
+	/* Parts between 1 and the highest in the main records that are absent, highest first. */
+	PstorePartRange *missing_parts;
 	size_t n_missing_parts;
+	/* How many of the oldest parts of its dump went to other_dump, beyond max_parts. */
+	size_t n_parts_cut;
 	/* The record the crash id is derived from, erased last (see pstore_group()). */
 	PstoreRecord *key;
 	/* The lowest part of the crash's first dump, whose reason is the crash's: an oops that
@@ -149,7 +160,10 @@ int pstore_record_read(int dir_fd, const PstoreRecord *r, size_t max, char **ret
 int pstore_record_read_head(int dir_fd, const PstoreRecord *r, size_t max, char *buf,
 			    size_t size, size_t *ret_len);
 
-/* Inflates an .enc.z record's bytes into at most max bytes. */
+/*
+ * Inflates an .enc.z record's bytes: 0 and all of them, or 1 and the first max
+ * bytes when there are more (the budget MaxRecordSize= keeps what fits).
+ */
 int pstore_record_inflate(const char *buf, size_t len, size_t max, char **ret, size_t *ret_len);
 
 /*
@@ -165,8 +179,9 @@ typedef void (*PstoreProbe)(PstoreRecord *r, const char *buf, size_t len, int er
  * files or have more than one link in skipped. Reads the header of every dmesg record: only its first
  * PSTORE_HEADER_MAX bytes unless it is compressed. Reads the other records
  * that are not logs whole (one record in memory at a time, at most max_record
- * bytes) and hands them, and the compressed dmesg records, to probe. No
- * crashes yet: see pstore_group().
+ * bytes) and hands them, and the compressed dmesg records, to probe: of a
+ * compressed record, only its first PSTORE_PROBE_MAX inflated bytes, all that
+ * a header needs. No crashes yet: see pstore_group().
  */
 int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata, PstoreScan **ret);
 PstoreScan *pstore_scan_free(PstoreScan *s);
@@ -177,7 +192,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(PstoreScan *, pstore_scan_free);
  *  - dmesg records with a header: by backend, reason and count; a part
  *    number seen twice, or a record stored more than
  *    PSTORE_DUMP_WINDOW_USEC after the dump's first, starts another crash
- *    (two boots can both have a Panic#1). Parts sorted highest first.
+ *    (two boots can both have a Panic#1). Parts sorted highest first. Of
+ *    the dump that makes the log, the newest max_parts parts stay in it
+ *    (the budget MaxParts=); older parts go to other_dump and are counted
+ *    in n_parts_cut. Part numbers are the records' claims: the parts
+ *    missing are kept as ranges, never one entry per number.
  *  - an Oops dump and the Panic dump that follows it are one crash: the
  *    kernel dumps in oops_exit() and again in the panic the oops causes
  *    (panic_on_oops, BUG() in an interrupt, ...). Of the same backend, the
@@ -203,7 +222,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(PstoreScan *, pstore_scan_free);
  */
 #define PSTORE_DUMP_WINDOW_USEC (60ULL * 1000000ULL)
 #define PSTORE_OOPS_PANIC_WINDOW_USEC (10ULL * 1000000ULL)
-int pstore_group(PstoreScan *s, bool attach_logs);
+int pstore_group(PstoreScan *s, bool attach_logs, size_t max_parts);
 
 /* The log text of a dmesg record: what follows the header line, if any. */
 void pstore_record_body(const PstoreRecord *r, const char *buf, size_t len, const char **ret,

@@ -131,7 +131,7 @@ static void read_record(int dir_fd, PstoreRecord *r, size_t max_record, PstorePr
 	data = buf;
 	data_len = len;
 	if (r->name_parsed && r->n.compressed) {
-		k = pstore_record_inflate(buf, len, max_record, &inflated, &data_len);
+		k = pstore_record_inflate(buf, len, PSTORE_PROBE_MAX, &inflated, &data_len);
 		if (k < 0) {
 			r->error = k;
 			if (probe)

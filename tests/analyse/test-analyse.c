@@ -44,9 +44,9 @@ static void read_file(const char *path, char **ret, size_t *ret_len)
 	*ret_len = size;
 }
 
-static json_t *analyse_case_json(const char *name)
+static json_t *analyse_log_json(const char *dir_name, const char *name)
 {
-	_cleanup_free_ char *dir = test_suite_path("analyse", "cases"), *path = NULL, *log = NULL;
+	_cleanup_free_ char *dir = test_suite_path("analyse", dir_name), *path = NULL, *log = NULL;
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
 	json_t *j = NULL;
 	size_t len;
@@ -58,6 +58,11 @@ static json_t *analyse_case_json(const char *name)
 	cr_assert_not_null(a->call_trace);
 	cr_assert_eq(dmesg_analysis_to_json(a, &j), 0);
 	return j;
+}
+
+static json_t *analyse_case_json(const char *name)
+{
+	return analyse_log_json("cases", name);
 }
 
 ParameterizedTest(struct test_case *c, analyse, cases)
@@ -80,6 +85,47 @@ Test(analyse, cases_exist)
 	size_t n = test_case_count("analyse");
 
 	cr_assert_geq(n, 20, "only %zu cases", n);
+}
+
+/*
+ * Logs that machines wrote, one directory each under tests/analyse/real-world/ (see its
+ * MANIFEST): dmesg.txt as it was published, its SOURCE, and expected.json, the fields worked out
+ * by hand from the log. Every field there must be in the analysis with the same value, except
+ * call_trace, which holds the first frames only (all of them when it is empty).
+ */
+ParameterizedTestParameters(analyse, real_world)
+{
+	return test_case_dirs_in("analyse", "real-world");
+}
+
+ParameterizedTest(struct test_case *c, analyse, real_world)
+{
+	_cleanup_free_ char *dir = test_suite_path("analyse", "real-world"), *path = NULL,
+			    *where = NULL;
+	json_auto_t *expected = NULL, *actual = NULL;
+	json_error_t err;
+	json_t *trace;
+	size_t frames;
+
+	actual = analyse_log_json("real-world", c->name);
+	cr_assert(asprintf(&path, "%s/%s/expected.json", dir, c->name) >= 0);
+	expected = json_load_file(path, 0, &err);
+	cr_assert_not_null(expected, "%s:%d: %s", path, err.line, err.text);
+
+	frames = json_array_size(json_object_get(expected, "call_trace"));
+	trace = json_object_get(actual, "call_trace");
+	while (frames > 0 && json_array_size(trace) > frames)
+		cr_assert_eq(json_array_remove(trace, frames), 0);
+	cr_assert(test_json_subset(expected, actual, &where), "%s: %s\nactual: %s", c->name, where,
+		  json_dumps(actual, JSON_INDENT(2)));
+}
+
+/* A missing or emptied real-world directory would otherwise pass silently. */
+Test(analyse, real_world_exists)
+{
+	size_t n = test_case_count_in("analyse", "real-world");
+
+	cr_assert_geq(n, 20, "only %zu real-world logs", n);
 }
 
 Test(analyse, signatures)

@@ -78,6 +78,25 @@ Test(zlib_util, over_max_out_is_efbig, .init = fill_text)
 	cr_assert_eq(out_len, sizeof(text));
 }
 
+Test(zlib_util, head_keeps_what_fits, .init = fill_text)
+{
+	static unsigned char z[sizeof(text) + 1024];
+	const int windows[] = {15, -15};
+
+	for (size_t w = 0; w < ARRAY_SIZE(windows); w++) {
+		size_t n = compress_with(text, sizeof(text), windows[w], z, sizeof(z));
+		_cleanup_free_ void *cut = NULL, *whole = NULL;
+		size_t len = 0;
+
+		cr_assert_eq(zlib_inflate_buffer_head(z, n, 1000, &cut, &len), 1);
+		cr_assert_eq(len, 1000);
+		cr_assert_eq(memcmp(cut, text, len), 0);
+		cr_assert_eq(((char *)cut)[len], '\0');
+		cr_assert_eq(zlib_inflate_buffer_head(z, n, sizeof(text), &whole, &len), 0);
+		cr_assert_eq(len, sizeof(text));
+	}
+}
+
 Test(zlib_util, truncated_is_ebadmsg, .init = fill_text)
 {
 	static unsigned char z[sizeof(text) + 1024];

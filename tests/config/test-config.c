@@ -76,36 +76,6 @@ static char *replace_all(const char *s, const char *what, const char *with)
 	return out;
 }
 
-/* Whether every key of expected is in actual with the same value, recursively for objects. */
-static bool json_subset(const json_t *expected, const json_t *actual, char **ret_where)
-{
-	const char *key;
-	json_t *v;
-
-	if (!json_is_object(expected) || !json_is_object(actual) ||
-	    json_object_size(expected) == 0) {
-		if (json_equal(expected, actual))
-			return true;
-		*ret_where = json_dumps(actual, JSON_ENCODE_ANY | JSON_COMPACT);
-		return false;
-	}
-	json_object_foreach((json_t *)expected, key, v) {
-		json_t *a = json_object_get(actual, key);
-
-		if (!a) {
-			cr_assert(asprintf(ret_where, "missing key %s", key) >= 0);
-			return false;
-		}
-		if (!json_subset(v, a, ret_where)) {
-			char *inner = *ret_where;
-			cr_assert(asprintf(ret_where, "%s: %s", key, inner) >= 0);
-			free(inner);
-			return false;
-		}
-	}
-	return true;
-}
-
 ParameterizedTest(struct test_case *c, config, cases)
 {
 	_cleanup_free_ char *dir = NULL, *conf = NULL, *root = NULL, *warnings_path = NULL,
@@ -151,7 +121,7 @@ ParameterizedTest(struct test_case *c, config, cases)
 	expected = json_load_file(expected_path, 0, &jerr);
 	cr_assert_not_null(expected, "%s: %s:%d: %s", c->name, expected_path, jerr.line, jerr.text);
 	cr_assert_eq(pstored_config_to_json(config, &actual), 0);
-	cr_assert(json_subset(expected, actual, &where), "%s: %s\nactual: %s", c->name, where,
+	cr_assert(test_json_subset(expected, actual, &where), "%s: %s\nactual: %s", c->name, where,
 		  json_dumps(actual, JSON_INDENT(2)));
 }
 

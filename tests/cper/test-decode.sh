@@ -62,16 +62,32 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["kind"] ==
 "$pstorectl" decode - <"$t/dmesg-erst-7301419813404409858.enc.z" >"$t/out"
 expect "$t/out" "deflate-compressed"
 
-# Bad input: a clear message and a non-zero exit, the good files still decoded.
+# Records others wrote: a Windows record (revision 2.10) decodes clean; libcper's test vector
+# (revision 0.0, century 99) with notes, and still exit 0.
+rw=${top_srcdir:-.}/tests/cper/real-world
+"$pstorectl" decode "$rw/whea-multiple-1/record.cper" >"$t/out" || fail "WHEA record: exit $?"
+! grep -q "note at\|decode error" "$t/out" || fail "notes or errors on a WHEA record"
+"$pstorectl" decode "$rw/libcper-memory/record.cper" >"$t/out" || fail "libcper record: exit $?"
+expect "$t/out" "note at offset 4: record revision 0.0 is neither 1.x nor 2.10"
+expect "$t/out" "note at offset 24: timestamp 0x9932011700010019"
+"$pstorectl" decode --json "$rw/libcper-memory/record.cper" >"$t/json" || fail "--json: exit $?"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["errors"] == [] and len(d["records"][0]["notes"]) == 2, d' "$t/json"
+
+# Bad input: a clear message and exit status 2, the good files still decoded.
 head -c 150 "$t/erst-dmesg.cper" >"$t/truncated.cper"
-if "$pstorectl" decode "$t/truncated.cper" "$t/erst-mce.cper" >"$t/out" 2>"$t/err"; then
-	fail "a truncated record decoded without error"
-fi
+rc=0
+"$pstorectl" decode "$t/truncated.cper" "$t/erst-mce.cper" >"$t/out" 2>"$t/err" || rc=$?
+[ "$rc" = 2 ] || fail "a truncated record: exit $rc, not 2"
+rc=0
+"$pstorectl" decode --json "$t/truncated.cper" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "a truncated record, --json: exit $rc, not 2"
 expect "$t/out" "decode error at offset 20: record length"
 expect "$t/out" "Linux x86 machine check"
 expect "$t/err" "truncated.cper: "
 printf 'hello world\n' >"$t/junk"
-if "$pstorectl" decode "$t/junk" 2>"$t/err"; then fail "junk decoded"; fi
+rc=0
+"$pstorectl" decode "$t/truncated.cper" "$t/junk" >/dev/null 2>"$t/err" || rc=$?
+[ "$rc" = 1 ] || fail "an unrecognised file after a truncated record: exit $rc, not 1"
 expect "$t/err" "junk: not a CPER record"
 if "$pstorectl" decode "$t/missing" 2>"$t/err"; then fail "missing file decoded"; fi
 expect "$t/err" "Failed to open $t/missing: No such file or directory"

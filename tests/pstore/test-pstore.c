@@ -142,7 +142,7 @@ static PstoreScan *scan_case(const char *name, bool attach_logs)
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(pstore_scan(fd, 1024 * 1024, NULL, NULL, &s), 0);
-	cr_assert_eq(pstore_group(s, attach_logs), 0);
+	cr_assert_eq(pstore_group(s, attach_logs, 1024), 0);
 	return s;
 }
 
@@ -245,7 +245,47 @@ Test(pstore, missing_parts, .fini = teardown)
 	cr_assert_eq(s->n_crashes, 1);
 	cr_assert_eq(s->crashes[0].n_records, 2);
 	cr_assert_eq(s->crashes[0].n_missing_parts, 1);
-	cr_assert_eq(s->crashes[0].missing_parts[0], 2);
+	cr_assert_eq(s->crashes[0].missing_parts[0].first, 2);
+	cr_assert_eq(s->crashes[0].missing_parts[0].last, 2);
+}
+
+/* A header's part number is a claim: the parts it leaves out are one range, not 4 billion. */
+Test(pstore, huge_part_number, .fini = teardown)
+{
+	_cleanup_(pstore_scan_freep) PstoreScan *s = scan_case("huge-part-number", true);
+
+	cr_assert_eq(s->n_crashes, 1);
+	cr_assert_eq(s->crashes[0].n_records, 1);
+	cr_assert_eq(s->crashes[0].n_missing_parts, 1);
+	cr_assert_eq(s->crashes[0].missing_parts[0].first, 1);
+	cr_assert_eq(s->crashes[0].missing_parts[0].last, 4294967294u);
+}
+
+/* MaxParts=: the newest parts make the log, the oldest are kept aside, not dropped. */
+Test(pstore, parts_beyond_max_parts, .fini = teardown)
+{
+	char path[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+	_cleanup_(pstore_scan_freep) PstoreScan *s = NULL;
+	const PstoreCrash *c;
+
+	make_case("erst-multipart");
+	snprintf(path, sizeof(path), "%s/pstore", dir);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pstore_scan(fd, 1024 * 1024, NULL, NULL, &s), 0);
+	cr_assert_eq(pstore_group(s, true, 0), -EINVAL);
+	cr_assert_eq(pstore_group(s, true, 2), 0);
+	cr_assert_eq(s->n_crashes, 1);
+	c = &s->crashes[0];
+	cr_assert_eq(c->n_records, 2);
+	cr_assert_eq(c->records[0]->header.part, 2);
+	cr_assert_eq(c->records[1]->header.part, 1);
+	cr_assert_eq(c->n_other_dump, 1);
+	cr_assert_eq(c->other_dump[0]->header.part, 3);
+	cr_assert_eq(c->n_parts_cut, 1);
+	cr_assert_eq(c->n_missing_parts, 0);
+	cr_assert_eq(c->key, c->records[1]);
 }
 
 Test(pstore, compressed_record, .fini = teardown)

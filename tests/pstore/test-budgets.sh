@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The budgets of pstored.conf (MaxRecordSize=, MaxParts=, MaxLogSize=,
+# MaxRecordsPerRun=, MaxBytesPerRun=) against hostile pstore contents, with
+# a real systemd-journald: each run ends in bounded time and memory, keeps
+# the records byte for byte, says in crash.json, the journal entry and
+# 'pstorectl show' what a budget cut, and loses no record to retention.
+# tests/pstore/check-invariants holds after every run.
+set -eu
+. "$top_srcdir/tests/lib/journald.sh"
+journald_enter "$0" "$@"
+
+PSTORED=$top_builddir/daemon/pstored
+PSTORECTL=$top_builddir/cli/pstorectl
+MAKE_PSTORE=$top_srcdir/tests/pstore/make-pstore
+CHECK=$top_srcdir/tests/pstore/check-invariants
+tmp=$(mktemp -d /tmp/test-budgets.XXXXXX)
+. "$top_srcdir/tests/lib/checks.sh"
+
+# The bounds of pstored(8), with room for a slow machine; a sanitizer's
+# shadow memory does not count.
+TIME_MAX=30
+if ldd "$PSTORED" | grep -q libasan; then RSS_MAX=1048576; else RSS_MAX=65536; fi
+
+setup() { # setup CASE: a fresh pstore (and a pristine copy to compare with) and store
+	case=$1
+	rm -rf "$tmp/pstore" "$tmp/orig" "$tmp/store"
+	"$MAKE_PSTORE" "$tmp/orig" "$case"
+	cp -a "$tmp/orig" "$tmp/pstore"
+	journalctl --rotate >/dev/null 2>&1 || true
+	kill -s USR2 "$JOURNALD_PID"
+	journald_sync
+	rm -f /run/log/journal/*/*.journal~ /run/log/journal/*/system@*.journal
+}
+# archive [OPTIONS...]: pstored within TIME_MAX; $rc, $rss (KiB), output in $tmp/out
+archive() {
+	rc=0
+	/usr/bin/time -f %M -o "$tmp/rss" timeout "$TIME_MAX" "$PSTORED" archive \
+		--pstore-dir="$tmp/pstore" --store-dir="$tmp/store" "$@" >"$tmp/out" 2>&1 || rc=$?
+	rss=$(tail -n 1 "$tmp/rss")
+}
+bounded() {
+	[ "$rc" -ne 124 ] && [ "$rss" -le "$RSS_MAX" ] || { echo "  rc=$rc, $rss KiB" >&2; return 1; }
+}
+invariants() {
+	journalctl --sync
+	"$CHECK" --orig="$tmp/orig" --pstore="$tmp/pstore" --store="$tmp/store" \
+		--pstorectl="$PSTORECTL"
+}
+crashes() { find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | wc -l; }
+left() { find "$tmp/pstore" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
+crash() { find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | head -n 1; }
+field() { journald_field "$1" SYSLOG_IDENTIFIER=pstored "${@:2}"; }
+show() { "$PSTORECTL" --store-dir="$tmp/store" --no-pager show "$(basename "$(crash)")"; }
+
+# Issue 24, 1: a 24-byte record claims to be part 4294967295 of its dump.
+setup huge-part-number
+archive --config=/dev/null
+check "huge part number: bounded" bounded
+check "huge part number: exit status" eq "$rc" 0
+check "huge part number: archived" eq "$(crashes)" 1
+check "huge part number: missing parts as one range" \
+	eq "$(jq -c .parts_missing "$(crash)/crash.json")" "[[1,4294967294]]"
+check "huge part number: crash.json is small" test "$(stat -c %s "$(crash)/crash.json")" -lt 4096
+check "huge part number: PSTORE_PARTS_MISSING" eq "$(field PSTORE_PARTS_MISSING)" 1-4294967294
+check "huge part number: pstorectl show reads it" show
+check "huge part number: invariants" invariants
+
+# Issue 24, 2: 20 section descriptors point at one blob that inflates to 16 MiB.
+setup cper-shared-blob
+archive --config=/dev/null
+check "CPER shared blob: bounded" bounded
+check "CPER shared blob: exit status" eq "$rc" 0
+check "CPER shared blob: log within MaxRecordSize=" \
+	test "$(stat -c %s "$(crash)/dmesg.txt")" -le $((2 * 1048576))
+check "CPER shared blob: truncated in crash.json" \
+	grep -q '^MaxRecordSize=1048576: the sections of unknown-erst-[0-9]* beyond it are not decoded$' \
+	<(jq -r '.truncated[]' "$(crash)/crash.json")
+check "CPER shared blob: PSTORE_TRUNCATED" grep -q '^MaxRecordSize=1048576: ' <(field PSTORE_TRUNCATED)
+check "CPER shared blob: pstorectl show" grep -q '^    Truncated: MaxRecordSize=1048576: ' <(show)
+check "CPER shared blob: invariants" invariants
+
+# Issue 24, 3: 300 parts inflating to 300 MiB, a crash larger than MaxUse=.
+setup inflate-many-parts
+archive --config=/dev/null
+check "many parts: bounded" bounded
+check "many parts: exit status" eq "$rc" 0
+check "many parts: kept in the store" eq "$(crashes)" 1
+check "many parts: all 300 records stored" eq "$(ls "$(crash)/records" | wc -l)" 300
+check "many parts: log cut at MaxLogSize=" eq "$(stat -c %s "$(crash)/dmesg.txt")" 8388608
+check "many parts: truncated" eq "$(jq -r '.truncated[]' "$(crash)/crash.json")" \
+	"MaxLogSize=8388608: the log holds its first 8388608 bytes"
+check "many parts: invariants" invariants
+
+# Retention never removes a crash of the run: MaxUse= far below one crash.
+setup erst-multipart
+printf '[Store]\nMaxUse=1K\n' >"$tmp/small.conf"
+archive --config="$tmp/small.conf"
+check "MaxUse=1K: exit status" eq "$rc" 0
+check "MaxUse=1K: the crash of this run stays" eq "$(crashes)" 1
+check "MaxUse=1K: records erased" eq "$(left)" 0
+check "MaxUse=1K: invariants" invariants
+# The next run's retention makes room for the new crash, and keeps that one.
+"$MAKE_PSTORE" "$tmp/pstore" two-boots
+cp -a "$tmp/pstore/." "$tmp/orig/"
+old=$(basename "$(crash)")
+archive --config="$tmp/small.conf"
+check "MaxUse=1K, next run: exit status" eq "$rc" 0
+check "MaxUse=1K, next run: the old crash goes" test ! -e "$tmp/store/$old"
+check "MaxUse=1K, next run: both new crashes stay" eq "$(crashes)" 2
+
+# A part that inflates past MaxRecordSize=: archived, its head in the log, no false size.
+setup inflate-past-max
+archive --config=/dev/null
+check "inflates past MaxRecordSize=: exit status" eq "$rc" 0
+check "inflates past MaxRecordSize=: archived" eq "$(crashes)" 1
+check "inflates past MaxRecordSize=: erased" eq "$(left)" 0
+check "inflates past MaxRecordSize=: no false size" eval '! grep -q "bytes, more than MaxRecordSize" "$tmp/out"'
+check "inflates past MaxRecordSize=: the head is the log" \
+	eq "$(head -n 1 "$(crash)/dmesg.txt")" "<6>[    0.000000] big line 0"
+check "inflates past MaxRecordSize=: truncated" grep -q \
+	'^MaxRecordSize=1048576: dmesg-erst-[0-9]*.enc.z inflates to more, its first 1048576 bytes are in the log$' \
+	<(jq -r '.truncated[]' "$(crash)/crash.json")
+check "inflates past MaxRecordSize=: invariants" invariants
+# The same under a backend name with a terminal escape: 'pstorectl show' escapes the reason.
+setup inflate-past-max
+esc=$(printf 'dmesg-er\033[2Jst-1.enc.z')
+mv "$tmp"/pstore/dmesg-erst-*.enc.z "$tmp/pstore/$esc"
+mv "$tmp"/orig/dmesg-erst-*.enc.z "$tmp/orig/$esc"
+archive --config=/dev/null
+check "escape in the name: archived" eq "$rc/$(crashes)" 0/1
+check "escape in the name: the reason escaped by show" \
+	grep -qF 'Truncated: MaxRecordSize=1048576: dmesg-er\x1b[2Jst-1.enc.z inflates to more' <(show)
+check "escape in the name: no ESC from show" eval '! show | grep -q "$(printf "\033")"'
+
+# MaxParts=: the newest parts make the log, the others are stored all the same.
+setup erst-multipart
+printf '[Archive]\nMaxParts=2\n' >"$tmp/parts.conf"
+archive --config="$tmp/parts.conf"
+check "MaxParts=2: exit status" eq "$rc" 0
+check "MaxParts=2: three records stored" eq "$(ls "$(crash)/records" | wc -l)" 3
+check "MaxParts=2: the newest lines in the log" grep -q 'erst line 300$' "$(crash)/dmesg.txt"
+check "MaxParts=2: not the oldest" eval '! grep -q "erst line 1$" "$(crash)/dmesg.txt"'
+check "MaxParts=2: truncated" eq "$(jq -r '.truncated[]' "$(crash)/crash.json")" \
+	"MaxParts=2: the 1 oldest parts are stored, but not in the log"
+check "MaxParts=2: invariants" invariants
+
+# MaxRecordsPerRun=: the oldest crashes now, the rest at the next run.
+setup many
+printf '[Archive]\nMaxRecordsPerRun=15\n' >"$tmp/run.conf"
+archive --config="$tmp/run.conf"
+check "MaxRecordsPerRun=15: exit status" eq "$rc" 0
+check "MaxRecordsPerRun=15: 15 crashes" eq "$(crashes)" 15
+check "MaxRecordsPerRun=15: the others left" eq "$(left)" 25
+check "MaxRecordsPerRun=15: says so" grep -q '25 of 40 crashes left in .* for the next run' "$tmp/out"
+check "MaxRecordsPerRun=15: invariants" invariants
+archive --config="$tmp/run.conf"
+archive --config="$tmp/run.conf"
+check "MaxRecordsPerRun=15: all in three runs" eq "$(crashes)/$(left)" 40/0
+printf '[Archive]\nMaxBytesPerRun=1\n' >"$tmp/bytes.conf"
+setup many
+archive --config="$tmp/bytes.conf"
+check "MaxBytesPerRun=1: one crash per run" eq "$(crashes)/$(left)" 1/39
+
+rm -rf "$tmp"
+checks_done
