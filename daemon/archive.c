@@ -246,9 +246,6 @@ static void log_record_error(const Archive *a, const PstoreRecord *r, int error)
 		log_error("%s/%s: record is %" PRIu64 " bytes, more than MaxRecordSize=%" PRIu64
 			  "; left in pstore (raise MaxRecordSize= in pstored.conf to archive it)",
 			  a->pstore_dir, r->name, r->size, a->config->max_record_size);
-	else if (error == -EBADMSG && r->name_parsed && r->n.compressed)
-		log_error("%s/%s: compressed record is corrupt (%s); left in pstore", a->pstore_dir,
-			  r->name, strerror(-error));
 	else
 		log_error_errno(error, "%s/%s: cannot read record: %m; left in pstore",
 				a->pstore_dir, r->name);
@@ -511,6 +508,7 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, R
 	_cleanup_free_ char *raw = NULL, *data = NULL, *path = NULL;
 	char hex[SHA256_HEX_SIZE];
 	size_t raw_len, data_len = 0;
+	bool in_log = role == RECORD_MAIN;
 	json_t *entry;
 	int k;
 
@@ -529,17 +527,23 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, R
 	}
 	/* Only what the log can take is inflated: MaxRecordSize=, and no more than MaxLogSize=
 	 * leaves (and the header line) for text. */
-	if (role == RECORD_MAIN && r->name_parsed && r->n.compressed) {
+	if (in_log && r->name_parsed && r->n.compressed) {
 		bool text = record_is_text(c, r);
 		size_t max = text ? MIN(a->config->max_record_size, sink->left + PSTORE_HEADER_MAX)
 				  : a->config->max_record_size;
 
 		k = pstore_record_inflate(raw, raw_len, max, &data, &data_len);
-		if (k < 0) {
+		if (k == -EBADMSG) {
+			/* Stored byte for byte all the same: what it holds is for people to recover. */
+			k = crash_truncated(crash, "%s does not inflate: it is stored as it is, not in the log",
+					    r->name);
+			if (k < 0)
+				return k;
+			in_log = false;
+		} else if (k < 0) {
 			log_record_error(a, r, k);
 			return k;
-		}
-		if (k > 0 && max < a->config->max_record_size)
+		} else if (k > 0 && max < a->config->max_record_size)
 			sink->cut = true;
 		else if (k > 0) {
 			k = crash_truncated(crash,
@@ -550,7 +554,7 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, R
 				return k;
 		}
 	}
-	if (role == RECORD_MAIN && record_is_text(c, r)) {
+	if (in_log && record_is_text(c, r)) {
 		const char *body;
 		size_t body_len;
 
@@ -558,7 +562,7 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, R
 		k = log_sink_write(sink, body, body_len);
 		if (k < 0)
 			return log_error_errno(k, "Cannot write the log of %s: %m", r->name);
-	} else if (role == RECORD_MAIN && c->kind == PSTORE_CRASH_HARDWARE_ERROR) {
+	} else if (in_log && c->kind == PSTORE_CRASH_HARDWARE_ERROR) {
 		k = decode_hardware_error(a, r, data ?: raw, data ? data_len : raw_len, sink,
 					  crash);
 		if (k < 0)
@@ -640,6 +644,13 @@ static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTx
 	r = add_records(a, c, txn, &sink, crash);
 	if (r < 0)
 		return r;
+	/* Every crash has its dmesg.txt: empty when no record held any text. */
+	if (txn && log_text_len(&a->log) == 0) {
+		r = store_txn_write_file(txn, "dmesg.txt", "", 0);
+		if (r < 0)
+			return log_error_errno(r, "%s: cannot write dmesg.txt of crash %s: %m",
+					       store_path(a->store), id);
+	}
 	if (sink.cut) {
 		r = crash_truncated(
 			crash, "MaxLogSize=%" PRIu64 ": the log holds its first %" PRIu64 " bytes",
@@ -1012,6 +1023,9 @@ static bool run_budget_take(Archive *a, const PstoreCrash *c)
 	uint64_t records = 0, bytes = 0;
 
 	for (size_t i = 0; (rec = pstore_crash_record(c, i)); i++) {
+		/* Such a crash fails at once, having read nothing: see archive_crash(). */
+		if (rec->error < 0)
+			return true;
 		records++;
 		bytes += rec->size;
 	}

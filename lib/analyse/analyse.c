@@ -25,6 +25,10 @@
  *   kernel/watchdog.c        "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]",
  *                            "Watchdog detected hard LOCKUP on cpu %d"
  *   kernel/hung_task.c       "INFO: task %s:%d blocked for more than %ld seconds."
+ *   kernel/rcu/tree_stall.h  "rcu: INFO: %s self-detected stall on CPU", "rcu: INFO: %s detected
+ *                            stalls on CPUs/tasks:" (before 4.19 without "rcu: "), then the
+ *                            stalled CPU's stack: the timer interrupt, "</IRQ>" and the
+ *                            registers and frames of what it interrupted
  *   arch/x86/kernel/cpu/mce/core.c  "[Hardware Error]: CPU %d: Machine Check%s: ..."
  *   arch/arm64/kernel/traps.c, arch/arm64/mm/fault.c  "Internal error: %s: %016lx [#%d]",
  *                            "Unable to handle kernel ...", "pc : %pS", "Call trace:"
@@ -54,6 +58,7 @@ typedef enum Event {
 	EVENT_HUNG_TASK,
 	EVENT_SOFT_LOCKUP,
 	EVENT_HARD_LOCKUP,
+	EVENT_RCU_STALL,
 	EVENT_MCE,
 	EVENT_PANIC,
 	EVENT_EMERGENCY,
@@ -69,6 +74,7 @@ static const char *const event_reasons[_EVENT_MAX] = {
 	[EVENT_HUNG_TASK] = "hung-task",
 	[EVENT_SOFT_LOCKUP] = "soft-lockup",
 	[EVENT_HARD_LOCKUP] = "hard-lockup",
+	[EVENT_RCU_STALL] = "rcu-stall",
 	[EVENT_MCE] = "mce",
 	[EVENT_PANIC] = "panic",
 	[EVENT_EMERGENCY] = "emergency",
@@ -282,6 +288,9 @@ static Event classify_in(const Line *l, const LogHas *has)
 		return EVENT_HARD_LOCKUP;
 	if (has_prefix(l, "INFO: task ") && line_find(l, " blocked for more than "))
 		return EVENT_HUNG_TASK;
+	if ((has_prefix(l, "INFO: rcu_") || has_prefix(l, "rcu: INFO: rcu_")) &&
+	    line_find(l, " stall"))
+		return EVENT_RCU_STALL;
 	if (has_prefix(l, "WARNING: CPU: ") || has_prefix(l, "WARNING: at "))
 		return EVENT_WARNING;
 	if (has_prefix(l, "kernel BUG at "))
@@ -316,11 +325,14 @@ static Event panic_cause(const Line *l)
 		return EVENT_HUNG_TASK;
 	if (line_find(l, "Hard LOCKUP") || line_find(l, "hardlockup"))
 		return EVENT_HARD_LOCKUP;
+	if (line_find(l, "RCU Stall"))
+		return EVENT_RCU_STALL;
 	if (line_find(l, "achine check") || line_find(l, "broadcast exception handler"))
 		return EVENT_MCE;
 	if (line_find(l, "panic_on_warn"))
 		return EVENT_WARNING;
-	if (line_find(l, "Fatal exception"))
+	/* __schedule_bug() with panic_on_warn, after "BUG: scheduling while atomic: ..." */
+	if (line_find(l, "Fatal exception") || line_find(l, "scheduling while atomic"))
 		return EVENT_OOPS;
 	return EVENT_PANIC;
 }
@@ -566,6 +578,8 @@ static bool is_generic_frame(const char *name, size_t len)
 		"__mutex_lock_slowpath",
 		"mutex_lock",
 		"mutex_lock_nested",
+		"__down", /* a semaphore */
+		"down",
 		"wait_for_completion",
 		"__wait_for_common",
 		"wait_for_common",
@@ -591,6 +605,9 @@ typedef struct Report {
 	const Line *hardware_line;
 	Symbol ip;
 	bool have_ip;
+	/* the instruction pointer is that of the context an interrupt stopped, at line ip_index */
+	bool ip_interrupted;
+	size_t ip_index;
 	const Line *trace_start; /* "Call Trace:" */
 	size_t trace_index;
 } Report;
@@ -653,6 +670,24 @@ static bool is_trace_noise(const Line *l)
 	return i >= 3 && i + 1 < l->len && l->s[i] == ':' && l->s[i + 1] == ' ';
 }
 
+/*
+ * The registers of an exception inside a call trace: a WARNING's invalid opcode trap
+ * ("invalid_op", then "RIP: 0010:usb_submit_urb+0x119a/0x13c0", "RSP: ...", "RAX: ...") or an
+ * interrupt, after which the frames of the context it stopped go on.
+ */
+static bool is_trace_registers(const Line *l)
+{
+	static const char *const prefixes[] = {
+		"RIP: ", "RSP: ", "RAX: ", "RDX: ", "RBP: ", "R08: ", "R10: ", "R13: ", "EIP: ",
+		"EAX: ", "ESI: ", "DS: ",  "CR0: ", "CR2: ", "FS: ",  "CS: ",  "Code: ",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (has_prefix(l, prefixes[i]))
+			return true;
+	return false;
+}
+
 /* "CPU: 0 PID: 1 Comm: sh ...", 2.6's "Pid: 1, comm: sh ...", 32-bit powerpc's
  * "TASK = cfa5d000[950] 'bash' THREAD: cf9ce000" */
 static bool is_task_line(const Line *l)
@@ -670,17 +705,25 @@ static bool is_taint_line(const Line *l)
 		(line_find(l, " Not tainted") || line_find(l, " Tainted:")));
 }
 
-static void report_scan(Report *r, const Line *lines, size_t start, size_t end)
+/*
+ * Reads the report in lines start to end. With stalled (an RCU stall: the CPU is stuck where the
+ * timer interrupt found it), the instruction pointer after the interrupt's frames is where it
+ * happened; in other reports it is not.
+ */
+static void report_scan(Report *r, const Line *lines, size_t start, size_t end, bool stalled)
 {
-	bool in_trace = false;
+	bool in_trace = false, after_irq = false;
 
 	for (size_t i = start; i < end; i++) {
 		const Line *l = &lines[i];
 
-		if (trace_header_len(l) > 0)
+		if (trace_header_len(l) > 0) {
 			in_trace = true;
-		else if (has_prefix(l, "---[ end "))
+			after_irq = false;
+		} else if (has_prefix(l, "---[ end "))
 			in_trace = false;
+		else if (line_is(l, "</IRQ>") || line_is(l, "<EOI>"))
+			after_irq = true;
 
 		if (!r->task_line && is_task_line(l))
 			r->task_line = l;
@@ -689,8 +732,12 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end)
 		else if (!r->hardware_line && has_prefix(l, "Hardware name: "))
 			r->hardware_line = l;
 		/* inside a trace, an instruction pointer is that of an interrupted context */
-		else if (!r->have_ip && !in_trace && parse_ip_line(l, &r->ip))
+		else if (!r->have_ip && (!in_trace || (stalled && after_irq)) &&
+			 parse_ip_line(l, &r->ip)) {
 			r->have_ip = true;
+			r->ip_interrupted = in_trace;
+			r->ip_index = i;
+		}
 		/* arm's unwinder prints the frames right after the stack, without a header */
 		else if (!r->trace_start &&
 			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}))) {
@@ -782,7 +829,7 @@ static int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start
 		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels */
 		if (i == start)
 			l = line_after(&l, trace_header_len(&l));
-		else if (is_trace_marker(&l) || is_trace_noise(&l))
+		else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l))
 			continue;
 		line_skip_marker(&l);
 		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym)) {
@@ -1181,8 +1228,8 @@ static bool warning_caused(const Line *lines, size_t n, size_t warning, size_t s
 static size_t choose_report(const size_t first[_EVENT_MAX], size_t none, Event *ret_kind)
 {
 	static const Event order[] = {
-		EVENT_HARD_LOCKUP, EVENT_SOFT_LOCKUP, EVENT_MCE,      EVENT_HUNG_TASK,
-		EVENT_WARNING,	   EVENT_EMERGENCY,   EVENT_SHUTDOWN,
+		EVENT_HARD_LOCKUP, EVENT_SOFT_LOCKUP, EVENT_RCU_STALL, EVENT_MCE,
+		EVENT_HUNG_TASK,   EVENT_WARNING,     EVENT_EMERGENCY, EVENT_SHUTDOWN,
 	};
 	size_t oops = MIN(first[EVENT_OOPS], first[EVENT_BUG]);
 	Event oops_kind = first[EVENT_OOPS] < first[EVENT_BUG] ? EVENT_OOPS : EVENT_BUG;
@@ -1210,7 +1257,7 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 	const Line *task_anywhere = NULL, *hardware_anywhere = NULL, *version_line = NULL;
 	Report report = {};
 	Symbol sym = {}, frame = {};
-	bool have_frame = false;
+	bool have_frame = false, stalled;
 	Event kind;
 	int r;
 
@@ -1264,20 +1311,30 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 		if (r < 0)
 			return r;
 
+		stalled = kind == EVENT_RCU_STALL;
 		end = report_end(lines, n, start);
-		report_scan(&report, lines, start, end);
+		report_scan(&report, lines, start, end, stalled);
 		/* A report cut short by the panic it caused ("panic_on_warn set ..."): the
 		 * panic's own dump shows the same task. */
 		if (end < n && classify(&lines[end]) == EVENT_PANIC)
-			report_scan(&report, lines, end, report_end(lines, n, end));
+			report_scan(&report, lines, end, report_end(lines, n, end), stalled);
 		/* A panic whose cause was cut off the start of the log ("Fatal exception"):
 		 * what is left of that report is before the panic line. */
 		if (kind != EVENT_PANIC && classify(&lines[start]) == EVENT_PANIC)
-			report_scan(&report, lines, report_begin(lines, start), start);
+			report_scan(&report, lines, report_begin(lines, start), start, stalled);
 		/* arm64's "kernel stack overflow" panics after the registers of the overflow */
 		else if (kind == EVENT_PANIC && line_find(&lines[start], "stack overflow"))
-			report_scan(&report, lines, report_begin(lines, start), start);
+			report_scan(&report, lines, report_begin(lines, start), start, stalled);
 
+		/* A stalled CPU's frames are those of the context it was stuck in, after the
+		 * registers there. */
+		if (report.ip_interrupted)
+			for (size_t i = report.ip_index + 1; i < end; i++)
+				if (parse_symbol(&lines[i], &(Symbol){})) {
+					report.trace_start = &lines[i];
+					report.trace_index = i;
+					break;
+				}
 		if (report.trace_start) {
 			r = analysis_read_trace(a, lines, report.trace_index, n, &frame,
 						&have_frame);

@@ -22,8 +22,8 @@
 #define DMESG_SIGNATURE_FRAMES 5
 
 typedef struct DmesgAnalysis {
-	/* panic, oops, bug, warning, hung-task, soft-lockup, hard-lockup, mce, emergency,
-	 * shutdown or unknown; never NULL */
+	/* panic, oops, bug, warning, hung-task, soft-lockup, hard-lockup, rcu-stall, mce,
+	 * emergency, shutdown or unknown; never NULL */
 	char *reason;
 	/* The first line of the report: "Kernel panic - not syncing: ...",
 	 * "BUG: kernel NULL pointer dereference, address: 0000000000000000", ... */

@@ -37,6 +37,18 @@ size_t utf8_sequence_length(const uint8_t *p, size_t n)
 	return len;
 }
 
+bool utf8_is_valid(const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	for (size_t i = 0, l; i < n; i += l) {
+		l = utf8_sequence_length(p + i, n - i);
+		if (l == 0)
+			return false;
+	}
+	return true;
+}
+
 char *utf8_sanitize(const void *buf, size_t n, size_t *ret_len)
 {
 	const uint8_t *p = buf;

@@ -5,6 +5,7 @@
  * Kernel logs are bytes, JSON strings are UTF-8: the bridge between the two.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,9 @@
 
 /* Length of the valid UTF-8 sequence at p (at most n bytes), or 0 if it is not one. */
 size_t utf8_sequence_length(const uint8_t *p, size_t n);
+
+/* True if all n bytes are valid UTF-8. */
+bool utf8_is_valid(const void *buf, size_t n);
 
 /*
  * Copies n bytes of text, with every byte that is not part of valid UTF-8

@@ -312,7 +312,8 @@ int pstore_group(PstoreScan *s, bool attach_logs, size_t max_parts)
 		if (is_grouped_dump(rec))
 			continue;
 		if (rec->name_parsed && pstore_type_is_log(rec->n.type)) {
-			PstoreCrash *c = attach_logs
+			/* A log too large to take stays out of the crash, not to hold it in pstore. */
+			PstoreCrash *c = attach_logs && rec->error >= 0
 						 ? newest_kernel_crash(s, rec->n.backend, n_dumps)
 						 : NULL;
 

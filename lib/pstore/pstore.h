@@ -100,7 +100,8 @@ typedef struct PstoreRecord {
 /* A directory entry pstored will not read, and why. */
 typedef struct PstoreSkipped {
 	char *name;
-	const char *reason; /* "symbolic link", "directory", "special file", "hard link" */
+	/* "symbolic link", "directory", "special file", "hard link", "name not valid UTF-8" */
+	const char *reason;
 } PstoreSkipped;
 
 /* Parts first to last, both included. */
@@ -175,13 +176,16 @@ typedef void (*PstoreProbe)(PstoreRecord *r, const char *buf, size_t len, int er
 			    void *userdata);
 
 /*
- * Lists the directory: records sorted by name, entries that are not regular
- * files or have more than one link in skipped. Reads the header of every dmesg record: only its first
+ * Lists the directory: records sorted by name; in skipped, entries that are
+ * not regular files, have more than one link, or whose name is not valid
+ * UTF-8. Reads the header of every dmesg record: only its first
  * PSTORE_HEADER_MAX bytes unless it is compressed. Reads the other records
  * that are not logs whole (one record in memory at a time, at most max_record
  * bytes) and hands them, and the compressed dmesg records, to probe: of a
  * compressed record, only its first PSTORE_PROBE_MAX inflated bytes, all that
- * a header needs. No crashes yet: see pstore_group().
+ * a header needs. A compressed record that does not inflate is no error: it
+ * has no header, and its bytes are still the record's. A log larger than
+ * max_record gets error -EFBIG. No crashes yet: see pstore_group().
  */
 int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata, PstoreScan **ret);
 PstoreScan *pstore_scan_free(PstoreScan *s);
@@ -211,7 +215,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(PstoreScan *, pstore_scan_free);
  *  - mce records and records probed as CPER: one hardware-error crash each.
  *  - console, pmsg and ftrace logs: attached to the newest kernel crash of
  *    their backend when attach_logs is set and there is one, otherwise a
- *    previous-boot-log crash each.
+ *    previous-boot-log crash each; so is a log that pstore_scan() found
+ *    too large to take, so that it does not keep a crash in pstore.
  *  - anything else (dmesg without header, Shutdown dumps, unknown types,
  *    names that do not parse): a crash each, previous-boot-log unless it is
  *    a dmesg record.

@@ -11,6 +11,7 @@
 
 #include "fs-util.h"
 #include "pstore.h"
+#include "utf8-util.h"
 
 static void pstore_crash_done(PstoreCrash *c)
 {
@@ -56,6 +57,9 @@ static int add_entry(PstoreScan *s, const char *name, const struct stat *st)
 	else if (st->st_nlink > 1)
 		/* pstore has no link(2): another name of a file from elsewhere (/etc/shadow). */
 		skip_reason = "hard link";
+	else if (!utf8_is_valid(name, strlen(name)))
+		/* The kernel names records in ASCII; crash.json could not hold this name. */
+		skip_reason = "name not valid UTF-8";
 
 	copy = strdup(name);
 	if (!copy)
@@ -114,8 +118,12 @@ static void read_record(int dir_fd, PstoreRecord *r, size_t max_record, PstorePr
 	size_t len = 0, data_len;
 	int k;
 
-	if (r->name_parsed && pstore_type_is_log(r->n.type))
+	if (r->name_parsed && pstore_type_is_log(r->n.type)) {
+		/* Not read here, but too large to take: see pstore_group(). */
+		if (r->size > max_record)
+			r->error = -EFBIG;
 		return;
+	}
 	if (r->name_parsed && r->n.type == PSTORE_TYPE_DMESG && !r->n.compressed) {
 		read_header(dir_fd, r, max_record);
 		return;
@@ -132,6 +140,8 @@ static void read_record(int dir_fd, PstoreRecord *r, size_t max_record, PstorePr
 	data_len = len;
 	if (r->name_parsed && r->n.compressed) {
 		k = pstore_record_inflate(buf, len, PSTORE_PROBE_MAX, &inflated, &data_len);
+		if (k == -EBADMSG)
+			return; /* corrupt: stored as it is, with no header and no text */
 		if (k < 0) {
 			r->error = k;
 			if (probe)

@@ -128,6 +128,53 @@ Test(analyse, real_world_exists)
 	cr_assert_geq(n, 20, "only %zu real-world logs", n);
 }
 
+static char *real_world_signature(const char *name)
+{
+	json_auto_t *j = analyse_log_json("real-world", name);
+	const char *sig = json_string_value(json_object_get(j, "signature"));
+
+	cr_assert_not_null(sig, "%s has no signature", name);
+	return strdup(sig);
+}
+
+/* tests/analyse/real-world/PAIRS: "same" pairs have equal signatures, "different" ones not. */
+Test(analyse, real_world_pairs)
+{
+	_cleanup_free_ char *dir = test_suite_path("analyse", "real-world"), *path = NULL,
+			    *line = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t size = 0, same = 0, different = 0;
+
+	cr_assert(asprintf(&path, "%s/PAIRS", dir) >= 0);
+	f = fopen(path, "re");
+	cr_assert_not_null(f, "%s: %m", path);
+	while (getline(&line, &size, f) > 0) {
+		_cleanup_free_ char *sig1 = NULL, *sig2 = NULL;
+		char *label, *first, *second, *save = NULL;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		label = strtok_r(line, "\t", &save);
+		first = strtok_r(NULL, "\t", &save);
+		second = strtok_r(NULL, "\t", &save);
+		cr_assert(label && first && second, "%s: bad line", path);
+		sig1 = real_world_signature(first);
+		sig2 = real_world_signature(second);
+		if (streq(label, "same")) {
+			cr_assert_str_eq(sig1, sig2, "%s and %s: same bug, other signatures", first,
+					 second);
+			same++;
+		} else {
+			cr_assert(streq(label, "different"), "%s: unknown label %s", path, label);
+			cr_assert_str_neq(sig1, sig2, "%s and %s: different bugs, same signature",
+					  first, second);
+			different++;
+		}
+	}
+	cr_assert_gt(same, 0);
+	cr_assert_gt(different, 0);
+}
+
 Test(analyse, signatures)
 {
 	_cleanup_free_ char *path = test_suite_path("analyse", "signatures.json"),

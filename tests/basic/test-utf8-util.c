@@ -49,6 +49,16 @@ Test(utf8, sequence_length)
 	cr_assert_eq(utf8_sequence_length((const uint8_t *)"", 0), 0);
 }
 
+Test(utf8, is_valid)
+{
+	cr_assert(utf8_is_valid("", 0));
+	cr_assert(utf8_is_valid("dmesg-erst-1 \xc3\xbc\xe2\x82\xac", 19));
+	cr_assert_not(utf8_is_valid("dmesg-erst-\xff", 12));
+	cr_assert_not(utf8_is_valid("\xc0\xaf", 2), "overlong");
+	cr_assert_not(utf8_is_valid("\xed\xa0\x80", 3), "surrogate");
+	cr_assert_not(utf8_is_valid("a\xe2\x82", 3), "cut off at the end");
+}
+
 /* A string literal and its length, NULs inside included. */
 #define TEXT(s) s, sizeof(s) - 1
 

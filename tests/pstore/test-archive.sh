@@ -218,17 +218,33 @@ check "three records" eq "$(jq '.records | length' "$tmp"/store/*/crash.json)" 3
 setup bad-input
 archive --config=/dev/null
 check "bad input: non-zero exit" eq "$rc" 1
-check "bad input: good records archived" eq "$(crashes)" 5
-check "bad input: huge, corrupt, symlink, fifo, dir left" eq "$(left)" 5
+check "bad input: good and corrupt records archived" eq "$(crashes)" 6
+check "bad input: huge, symlink, fifo, dir, name not UTF-8 left" eq "$(left)" 5
 check "huge record message" grep -q 'more than MaxRecordSize=1048576; left in pstore (raise MaxRecordSize=' "$tmp/out"
-check "corrupt .enc.z message" grep -q 'enc.z: compressed record is corrupt' "$tmp/out"
+check "corrupt .enc.z stored as it is" cmp -s "$tmp"/store/*/records/dmesg-erst-7578827135071027254.enc.z \
+	"$tmp/orig/dmesg-erst-7578827135071027254.enc.z"
+check "corrupt .enc.z said in crash.json" grep -qx \
+	'dmesg-erst-7578827135071027254.enc.z does not inflate: it is stored as it is, not in the log' \
+	<(jq -r '.truncated[]' "$tmp"/store/*/crash.json)
+check "bad input: every crash has a dmesg.txt, the empty records an empty one" \
+	eq "$(find "$tmp"/store/*/dmesg.txt | wc -l)/$(find "$tmp"/store/*/dmesg.txt -empty | wc -l)" 6/4
+check "name not UTF-8 message" grep -q 'dmesg-erst-\\xff7578827135071027262: name not valid UTF-8, not a pstore record; skipped' "$tmp/out"
 check "symlink message" grep -q '7578827135071027260: symbolic link, not a pstore record; skipped' "$tmp/out"
 check "symlink target untouched" test -e /etc/passwd
 check "stray file archived as it is" grep -q 'README: not a pstore record name; archiving it as it is' "$tmp/out"
 check "records byte for byte" records_identical
 printf '[Archive]\nMaxRecordSize=4M\n' >"$tmp/big.conf"
 archive --config="$tmp/big.conf"
-check "MaxRecordSize=4M takes the huge record" eq "$(crashes)" 6
+check "MaxRecordSize=4M takes the huge record" eq "$(crashes)" 7
+
+# A console log larger than MaxRecordSize= stays in pstore on its own; the
+# crash it would go with is archived and erased all the same.
+setup ramoops-log-huge
+archive --config=/dev/null
+check "huge console log: non-zero exit" eq "$rc" 1
+check "huge console log: the crash archived" eq "$(crashes)" 1
+check "huge console log: only the log left" eq "$(ls "$tmp/pstore")" console-ramoops-0
+check "huge console log: message" grep -q 'console-ramoops-0: record is 2097152 bytes, more than MaxRecordSize=1048576' "$tmp/out"
 
 # A pstore entry named like a file of the store is archived below records/,
 # like any other.

@@ -162,6 +162,15 @@ printf '[Archive]\nMaxBytesPerRun=1\n' >"$tmp/bytes.conf"
 setup many
 archive --config="$tmp/bytes.conf"
 check "MaxBytesPerRun=1: one crash per run" eq "$(crashes)/$(left)" 1/39
+# A record larger than MaxRecordSize= is never read, so it takes nothing from the run's bytes.
+setup erst-multipart
+head -c $((8 * 1024 * 1024)) /dev/zero >"$tmp/pstore/dmesg-erst-1"
+cp -a "$tmp/pstore/dmesg-erst-1" "$tmp/orig/"
+touch -d @0 "$tmp/pstore/dmesg-erst-1"
+printf '[Archive]\nMaxBytesPerRun=1M\n' >"$tmp/bytes.conf"
+archive --config="$tmp/bytes.conf"
+check "MaxBytesPerRun=1M: the crash after a huge record archived" eq "$(crashes)/$(left)" 1/1
+check "MaxBytesPerRun=1M: the huge record said" grep -q 'dmesg-erst-1: record is 8388608 bytes' "$tmp/out"
 
 rm -rf "$tmp"
 checks_done

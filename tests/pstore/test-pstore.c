@@ -466,8 +466,9 @@ Test(pstore, bad_input, .fini = teardown)
 	_cleanup_(pstore_scan_freep) PstoreScan *s = scan_case("bad-input", true);
 	const PstoreRecord *r;
 
-	/* The symlink, the directory and the FIFO are skipped, never opened. */
-	cr_assert_eq(s->n_skipped, 3);
+	/* The symlink, the directory and the FIFO are skipped, never opened, and so is a name
+	 * that crash.json could not hold. */
+	cr_assert_eq(s->n_skipped, 4);
 	for (size_t i = 0; i < s->n_skipped; i++) {
 		const char *why = s->skipped[i].reason;
 
@@ -475,6 +476,8 @@ Test(pstore, bad_input, .fini = teardown)
 			cr_assert_str_eq(why, "directory");
 		else if (streq(s->skipped[i].name, "dmesg-erst-7578827135071027260"))
 			cr_assert_str_eq(why, "symbolic link");
+		else if (streq(s->skipped[i].name, "dmesg-erst-\xff" "7578827135071027262"))
+			cr_assert_str_eq(why, "name not valid UTF-8");
 		else
 			cr_assert_str_eq(why, "special file");
 	}
@@ -490,8 +493,10 @@ Test(pstore, bad_input, .fini = teardown)
 	cr_assert(r->has_header);
 	r = find(s, "27253");
 	cr_assert_eq(r->error, -EFBIG);
+	/* Corrupt, but a record all the same: the archiver stores it as it is. */
 	r = find(s, "27254.enc.z");
-	cr_assert_eq(r->error, -EBADMSG);
+	cr_assert_eq(r->error, 0);
+	cr_assert_not(r->has_header);
 
 	/* One good crash of two parts, and each odd record on its own. */
 	cr_assert_eq(s->n_crashes, 7);
@@ -500,6 +505,24 @@ Test(pstore, bad_input, .fini = teardown)
 		if (s->crashes[i].n_records == 2)
 			two++;
 	cr_assert_eq(two, 1);
+}
+
+Test(pstore, huge_log_on_its_own, .fini = teardown)
+{
+	_cleanup_(pstore_scan_freep) PstoreScan *s = scan_case("ramoops-log-huge", true);
+	const PstoreRecord *r = find(s, "console-ramoops-0");
+
+	cr_assert_eq(r->error, -EFBIG);
+	cr_assert_eq(s->n_crashes, 2);
+	for (size_t i = 0; i < s->n_crashes; i++) {
+		const PstoreCrash *c = &s->crashes[i];
+
+		if (c->kind == PSTORE_CRASH_KERNEL) {
+			cr_assert_eq(c->n_logs, 1);
+			cr_assert_str_eq(c->logs[0]->name, "pmsg-ramoops-0");
+		} else
+			cr_assert_eq(c->key, r);
+	}
 }
 
 Test(pstore, read_refuses_symlink_and_fifo, .fini = teardown)
