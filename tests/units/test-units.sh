@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # pstored.service: systemd accepts it, its exposure is at most 1.0, it is
-# ordered before systemd-pstore.service, it has a start timeout and a memory
-# limit, and "systemctl enable" works. pstored-upload.service: systemd
-# accepts it and its exposure is at most 2.0.
+# ordered before systemd-pstore.service and after the loading of the bundled
+# module, it has a start timeout and a memory limit, and "systemctl enable"
+# works. pstored-upload.service: systemd accepts it and its exposure is at
+# most 2.0.
 # The tmpfiles snippet makes a private store and keeps the group an
 # administrator opened it to; no unit lets systemd chmod the store.
 set -eu
@@ -80,5 +81,21 @@ for u in pstored.service pstored-upload.service; do
 	grep -q "^ReadWritePaths=$(dirname "$store")/pstored\$" "$top_builddir/units/$u" ||
 		fail "$u cannot write the store under ProtectSystem=strict"
 done
+
+# The bundled module's loading at boot: a drop-in of systemd's own
+# modprobe@.service that systemd accepts, wanted by pstored.service, which
+# runs after it.
+template=/lib/systemd/system/modprobe@.service
+[ -f "$template" ] || template=/usr/lib/systemd/system/modprobe@.service
+mkdir -p "$tmp/modprobe/modprobe@pstore_erst.service.d"
+cp "$template" "$tmp/modprobe/"
+cp "$top_srcdir/units/kernel-erst-off.conf" "$tmp/modprobe/modprobe@pstore_erst.service.d/"
+(cd "$tmp/modprobe" && systemd-analyze verify --man=no ./modprobe@pstore_erst.service) \
+	>"$tmp/verify" 2>&1 || fail "systemd-analyze verify of the drop-in: $(cat "$tmp/verify")"
+grep -q . "$tmp/verify" && fail "systemd-analyze verify warns on the drop-in: $(cat "$tmp/verify")"
+grep -q '^Wants=.*modprobe@pstore_erst.service' "$unit" ||
+	fail "pstored.service does not want modprobe@pstore_erst.service"
+grep -q '^After=.*modprobe@pstore_erst.service' "$unit" ||
+	fail "pstored.service is not ordered after modprobe@pstore_erst.service"
 
 checks_done
