@@ -7,7 +7,8 @@
 # works. pstored-upload.service: systemd accepts it and its exposure is at
 # most 2.0.
 # The tmpfiles snippet makes a private store and keeps the group an
-# administrator opened it to; no unit lets systemd chmod the store.
+# administrator opened it to; no unit lets systemd chmod the store. The
+# pstore.conf drop-in makes systemd-pstore leave pstore alone.
 set -eu
 unit=$top_builddir/units/pstored.service
 tmp=$(mktemp -d /tmp/test-units.XXXXXX)
@@ -97,5 +98,37 @@ grep -q '^Wants=.*modprobe@pstore_erst.service' "$unit" ||
 	fail "pstored.service does not want modprobe@pstore_erst.service"
 grep -q '^After=.*modprobe@pstore_erst.service' "$unit" ||
 	fail "pstored.service is not ordered after modprobe@pstore_erst.service"
+
+# The pstore.conf drop-in keeps the installed systemd-pstore off the records
+# that pstored leaves in pstore: with it a record stays, without it
+# (systemd's Storage=external) the record is moved out. systemd-pstore reads
+# no configuration path from its arguments: each run sees a private
+# /etc/systemd holding the drop-in or nothing.
+# pstore_run CONFDIR: systemd-pstore on $tmp/pstore, archiving to $tmp/archive.
+pstore_run() {
+	rm -rf "$tmp/pstore" "$tmp/archive"
+	mkdir -p "$tmp/pstore" "$tmp/archive"
+	printf 'Panic#1 Part1\n<0>Kernel panic - not syncing: test\n' >"$tmp/pstore/dmesg-erst-1"
+	unshare --mount --propagation private sh -c \
+		'mount --bind "$1" /etc/systemd && exec "$2" "$3" "$4"' - \
+		"$1" "$systemd_pstore" "$tmp/pstore" "$tmp/archive" >"$tmp/pstore.log" 2>&1 ||
+		fail "systemd-pstore failed: $(cat "$tmp/pstore.log")"
+}
+systemd_pstore=/lib/systemd/systemd-pstore
+[ -x "$systemd_pstore" ] || systemd_pstore=/usr/lib/systemd/systemd-pstore
+dropin=$top_srcdir/units/pstore.conf.d/pstored.conf
+grep -qx 'Storage=none' "$dropin" || fail "$dropin does not set Storage=none"
+if [ "$(id -u)" -eq 0 ] && [ -x "$systemd_pstore" ]; then
+	mkdir -p "$tmp/etc-none/pstore.conf.d" "$tmp/etc-default"
+	cp "$dropin" "$tmp/etc-none/pstore.conf.d/"
+	pstore_run "$tmp/etc-none"
+	[ -f "$tmp/pstore/dmesg-erst-1" ] && [ -z "$(ls -A "$tmp/archive")" ] ||
+		fail "systemd-pstore with the drop-in moved the record: $(ls -R "$tmp/archive")"
+	pstore_run "$tmp/etc-default"
+	[ ! -e "$tmp/pstore/dmesg-erst-1" ] && [ -n "$(ls -A "$tmp/archive")" ] ||
+		fail "systemd-pstore without the drop-in left the record: the check proves nothing"
+else
+	echo "not root or no systemd-pstore: systemd-pstore not run on the drop-in"
+fi
 
 checks_done
