@@ -13,17 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build-path.h"
 #include "crash-util.h"
 #include "log.h"
 #include "macro.h"
 #include "pstorectl.h"
 #include "upload-options.h"
-
-/* The helper's place; $PSTORECTL_UPLOAD_HELPER overrides it, to run from the build tree. */
-static const char *upload_helper_path(void)
-{
-	return secure_getenv("PSTORECTL_UPLOAD_HELPER") ?: PSTORECTL_UPLOAD_HELPER;
-}
 
 /* "--NAME=VALUE" into argv[*n], unless value is NULL. */
 static int push_option(char **argv, size_t *n, const char *name, const char *value)
@@ -39,10 +34,14 @@ static int push_option(char **argv, size_t *n, const char *name, const char *val
 int verb_upload(int argc, char *argv[])
 {
 	_cleanup_(store_freep) Store *s = NULL;
-	const char *helper = upload_helper_path();
+	_cleanup_free_ char *helper = NULL;
 	char **args;
 	size_t n = 0;
 	int r;
+
+	/* Installed, or beside pstorectl in the build tree; $PSTORECTL_UPLOAD_HELPER overrides both. */
+	if (helper_path("PSTORECTL_UPLOAD_HELPER", PSTORECTL_UPLOAD_HELPER, &helper) < 0)
+		return log_oom();
 
 	/* "pstorectl" --store-dir --config --target --dmi-dir --force "--" IDs NULL */
 	args = calloc(argc + 8, sizeof(char *));
