@@ -35,6 +35,8 @@ int verb_upload(int argc, char *argv[])
 {
 	_cleanup_(store_freep) Store *s = NULL;
 	_cleanup_free_ char *helper = NULL;
+	/* The helper logs at pstorectl's level (0 to 7). */
+	char level[] = {'0' + log_get_max_level(), '\0'};
 	char **args;
 	size_t n = 0;
 	int r;
@@ -43,12 +45,13 @@ int verb_upload(int argc, char *argv[])
 	if (helper_path("PSTORECTL_UPLOAD_HELPER", PSTORECTL_UPLOAD_HELPER, &helper) < 0)
 		return log_oom();
 
-	/* "pstorectl" --store-dir --config --target --dmi-dir --force "--" IDs NULL */
+	/* "pstorectl" --log-level --store-dir --config --target --dmi-dir --force "--" IDs NULL */
 	args = calloc(argc + 8, sizeof(char *));
 	if (!args)
 		return log_oom();
 	args[n++] = (char *)program_invocation_short_name;
-	if (push_option(args, &n, "store-dir", arg_store_dir) < 0 ||
+	if (push_option(args, &n, "log-level", level) < 0 ||
+	    push_option(args, &n, "store-dir", arg_store_dir) < 0 ||
 	    push_option(args, &n, "config", arg_upload_config) < 0 ||
 	    push_option(args, &n, "target", arg_upload_target) < 0 ||
 	    push_option(args, &n, "dmi-dir", arg_upload_dmi_dir) < 0 ||
