@@ -632,8 +632,8 @@ static void loader_done(ConfigLoader *l)
  * warnings of the configuration being loaded, what being format and ap.
  * Returns 0 or -ENOMEM.
  */
-static int loader_warnv(ConfigLoader *l, const char *path, unsigned line, const char *done,
-			const char *format, va_list ap)
+_printf_(5, 0) static int loader_warnv(ConfigLoader *l, const char *path, unsigned line,
+				       const char *done, const char *format, va_list ap)
 {
 	PstoredConfig *c = l->config;
 	_cleanup_free_ char *what = NULL;
