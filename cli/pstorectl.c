@@ -61,6 +61,7 @@ enum {
 	ARG_JSON,
 	ARG_NO_LEGEND,
 	ARG_NO_PAGER,
+	ARG_LOG_LEVEL,
 };
 
 static const struct option global_options[] = {
@@ -70,6 +71,7 @@ static const struct option global_options[] = {
 	{"json", optional_argument, NULL, ARG_JSON},
 	{"no-legend", no_argument, NULL, ARG_NO_LEGEND},
 	{"no-pager", no_argument, NULL, ARG_NO_PAGER},
+	{"log-level", required_argument, NULL, ARG_LOG_LEVEL},
 	{}};
 
 int print_json(json_t *v)
@@ -97,6 +99,7 @@ static int verb_help(int argc, char *argv[])
 	       "     --json=pretty|short Print JSON (default for --json: pretty)\n"
 	       "     --no-legend         Do not print the column headers\n"
 	       "     --no-pager          Do not pipe output into a pager\n"
+	       "     --log-level=LEVEL   Log up to LEVEL: emerg..debug or 0..7 (default: info)\n"
 	       "\nOptions of list:\n"
 	       "  -S --since=TIME        Only crashes at or after TIME (\"yesterday\", \"-2h\", "
 	       "...)\n"
@@ -158,6 +161,8 @@ static int parse_global_option(int c, const char *arg)
 	case ARG_NO_PAGER:
 		arg_pager = false;
 		return 1;
+	case ARG_LOG_LEVEL:
+		return log_set_max_level_from_option(arg) < 0 ? -EINVAL : 1;
 	case '?':
 		return -EINVAL;
 	default:
@@ -274,6 +279,7 @@ int main(int argc, char *argv[])
 	/* Table widths and ellipses follow the terminal's character set. */
 	(void)setlocale(LC_CTYPE, "");
 
+	log_parse_environment();
 	r = parse_argv(argc, argv);
 	if (r <= 0)
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

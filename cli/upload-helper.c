@@ -64,18 +64,25 @@ static void show_event(const UploadEvent *e, void *userdata)
 
 static int parse_argv(int argc, char *argv[])
 {
-	enum { ARG_STORE_DIR = 0x100 };
+	enum { ARG_STORE_DIR = 0x100, ARG_LOG_LEVEL };
 	static const struct option options[] = {
 		{"store-dir", required_argument, NULL, ARG_STORE_DIR},
+		{"log-level", required_argument, NULL, ARG_LOG_LEVEL},
 		UPLOAD_CONFIG_OPTIONS,
 		UPLOAD_FORCE_OPTION,
 		{}};
-	int c;
+	int c, r = 0;
 
 	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
 		if (c == ARG_STORE_DIR)
 			arg_store_dir = optarg;
-		else if (c == '?' || handle_upload_option(c, optarg) < 0)
+		else if (c == ARG_LOG_LEVEL)
+			r = log_set_max_level_from_option(optarg);
+		else if (c == '?')
+			r = -EINVAL;
+		else
+			r = handle_upload_option(c, optarg);
+		if (r < 0)
 			return -EINVAL;
 	}
 	if (!arg_store_dir)

@@ -13,17 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build-path.h"
 #include "crash-util.h"
 #include "log.h"
 #include "macro.h"
 #include "pstorectl.h"
 #include "upload-options.h"
-
-/* The helper's place; $PSTORECTL_UPLOAD_HELPER overrides it, to run from the build tree. */
-static const char *upload_helper_path(void)
-{
-	return secure_getenv("PSTORECTL_UPLOAD_HELPER") ?: PSTORECTL_UPLOAD_HELPER;
-}
 
 /* "--NAME=VALUE" into argv[*n], unless value is NULL. */
 static int push_option(char **argv, size_t *n, const char *name, const char *value)
@@ -39,17 +34,24 @@ static int push_option(char **argv, size_t *n, const char *name, const char *val
 int verb_upload(int argc, char *argv[])
 {
 	_cleanup_(store_freep) Store *s = NULL;
-	const char *helper = upload_helper_path();
+	_cleanup_free_ char *helper = NULL;
+	/* The helper logs at pstorectl's level (0 to 7). */
+	char level[] = {'0' + log_get_max_level(), '\0'};
 	char **args;
 	size_t n = 0;
 	int r;
 
-	/* "pstorectl" --store-dir --config --target --dmi-dir --force "--" IDs NULL */
+	/* Installed, or beside pstorectl in the build tree; $PSTORECTL_UPLOAD_HELPER overrides both. */
+	if (helper_path("PSTORECTL_UPLOAD_HELPER", PSTORECTL_UPLOAD_HELPER, &helper) < 0)
+		return log_oom();
+
+	/* "pstorectl" --log-level --store-dir --config --target --dmi-dir --force "--" IDs NULL */
 	args = calloc(argc + 8, sizeof(char *));
 	if (!args)
 		return log_oom();
 	args[n++] = (char *)program_invocation_short_name;
-	if (push_option(args, &n, "store-dir", arg_store_dir) < 0 ||
+	if (push_option(args, &n, "log-level", level) < 0 ||
+	    push_option(args, &n, "store-dir", arg_store_dir) < 0 ||
 	    push_option(args, &n, "config", arg_upload_config) < 0 ||
 	    push_option(args, &n, "target", arg_upload_target) < 0 ||
 	    push_option(args, &n, "dmi-dir", arg_upload_dmi_dir) < 0 ||

@@ -911,12 +911,6 @@ static int archive_staged_done(Archive *a, Staged *st)
 	return erase_crash(a, st->crash);
 }
 
-/*
- * Makes the staged crashes durable in one commit (store_txns_commit() says in
- * which order it syncs and renames), then journals and erases each. Nothing
- * of a batch is journaled or erased before its commit returned: should it
- * fail, every record of the batch stays in pstore for the next run.
- */
 /* Counts n crashes that could not be archived; the first error picks the advice of the summary. */
 static void archive_failed(Archive *a, int error, size_t n)
 {
@@ -925,6 +919,12 @@ static void archive_failed(Archive *a, int error, size_t n)
 	a->failed += n;
 }
 
+/*
+ * Makes the staged crashes durable in one commit (store_txns_commit() says in
+ * which order it syncs and renames), then journals and erases each. Nothing
+ * of a batch is journaled or erased before its commit returned: should it
+ * fail, every record of the batch stays in pstore for the next run.
+ */
 static void archive_commit(Archive *a)
 {
 	StoreTxn *txns[STAGED_MAX];

@@ -12,20 +12,21 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "build-path.h"
 #include "log.h"
 #include "macro.h"
 #include "pstored.h"
 
-/* The helper's place; $PSTORED_UPLOAD_HELPER overrides it, to run from the build tree. */
-static const char *upload_helper_path(void)
-{
-	return secure_getenv("PSTORED_UPLOAD_HELPER") ?: PSTORED_UPLOAD_HELPER;
-}
-
-/* The helper gets the whole command line, argv[0] too: its messages are pstored's. */
+/*
+ * The helper gets the whole command line, argv[0] too: its messages are pstored's. It is
+ * installed, or beside pstored in the build tree; $PSTORED_UPLOAD_HELPER overrides both.
+ */
 static int run_upload_helper(int argc, char *argv[])
 {
-	const char *helper = upload_helper_path();
+	_cleanup_free_ char *helper = NULL;
+
+	if (helper_path("PSTORED_UPLOAD_HELPER", PSTORED_UPLOAD_HELPER, &helper) < 0)
+		return log_oom();
 
 	execv(helper, pstored_argv);
 	return log_error_errno(errno,

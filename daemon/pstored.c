@@ -46,6 +46,7 @@ static void help(const Verb *verbs, size_t n_verbs)
 	       "     --target=NAME       upload: only the collector of [Target.NAME]\n"
 	       "     --dmi-dir=DIR       upload: DMI serial numbers to redact (default:\n"
 	       "                         /sys/class/dmi/id)\n"
+	       "     --log-level=LEVEL   Log up to LEVEL: emerg..debug or 0..7 (default: info)\n"
 	       "\nSee the pstored(8) man page for details.\n",
 	       PSTORED_LOCALSTATEDIR "/lib/pstored", PSTORED_SYSCONFDIR);
 }
@@ -61,6 +62,7 @@ static int parse_argv(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 		ARG_NO_JOURNAL,
 		ARG_TARGET,
 		ARG_DMI_DIR,
+		ARG_LOG_LEVEL,
 	};
 	static const struct option options[] = {
 		{"help", no_argument, NULL, 'h'},
@@ -72,6 +74,7 @@ static int parse_argv(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 		{"no-journal", no_argument, NULL, ARG_NO_JOURNAL},
 		{"target", required_argument, NULL, ARG_TARGET},
 		{"dmi-dir", required_argument, NULL, ARG_DMI_DIR},
+		{"log-level", required_argument, NULL, ARG_LOG_LEVEL},
 		{},
 	};
 	int c;
@@ -104,6 +107,10 @@ static int parse_argv(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 			break;
 		case ARG_DMI_DIR:
 			arg_dmi_dir = optarg;
+			break;
+		case ARG_LOG_LEVEL:
+			if (log_set_max_level_from_option(optarg) < 0)
+				return -EINVAL;
 			break;
 		case '?':
 			return -EINVAL;
@@ -141,6 +148,7 @@ int pstored_main(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 	int r;
 
 	pstored_argv = argv;
+	log_parse_environment();
 	r = parse_argv(argc, argv, verbs, n_verbs);
 	if (r <= 0)
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

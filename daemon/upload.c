@@ -60,16 +60,12 @@ typedef struct HostFacts {
 	char machine_id[SD_ID128_STRING_MAX];
 } HostFacts;
 
-const char *upload_result_to_string(UploadResult r)
-{
-	static const char *const table[] = {
-		[UPLOAD_RESULT_SENT] = "sent",
-		[UPLOAD_RESULT_DEFERRED] = "deferred",
-		[UPLOAD_RESULT_FAILED] = "failed",
-	};
-
-	return (size_t)r < ARRAY_SIZE(table) ? table[r] : NULL;
-}
+static const char *const upload_result_names[] = {
+	[UPLOAD_RESULT_SENT] = "sent",
+	[UPLOAD_RESULT_DEFERRED] = "deferred",
+	[UPLOAD_RESULT_FAILED] = "failed",
+};
+DEFINE_STRING_TABLE_TO_STRING(upload_result, UploadResult, upload_result_names, _UPLOAD_RESULT_MAX)
 
 static void target_run_done(TargetRun *t)
 {

@@ -25,6 +25,7 @@ typedef enum UploadResult {
 	UPLOAD_RESULT_SENT,	/* delivered (or the collector already had it) */
 	UPLOAD_RESULT_DEFERRED, /* still queued: network error, 5xx, throttled, daily limit */
 	UPLOAD_RESULT_FAILED,	/* refused for good (4xx, too large): see last_error */
+	_UPLOAD_RESULT_MAX,
 } UploadResult;
 
 typedef struct UploadEvent {

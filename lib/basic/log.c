@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "log.h"
+#include "parse-util.h"
 #include "utf8-util.h"
+
+#define LOG_LEVELS_HINT "emerg, alert, crit, err, warning, notice, info, debug or 0 to 7"
 
 static int max_level = LOG_INFO;
 
@@ -19,6 +22,49 @@ void log_set_max_level(int level)
 int log_get_max_level(void)
 {
 	return max_level;
+}
+
+static const char *const log_level_names[] = {
+	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",	  [LOG_CRIT] = "crit",
+	[LOG_ERR] = "err",     [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+	[LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
+};
+
+int log_level_from_string(const char *s)
+{
+	uint64_t n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(log_level_names); i++)
+		if (streq(s, log_level_names[i]))
+			return (int)i;
+	if (parse_uint64(s, &n) < 0 || n >= ARRAY_SIZE(log_level_names))
+		return -EINVAL;
+	return (int)n;
+}
+
+int log_set_max_level_from_option(const char *s)
+{
+	int level = log_level_from_string(s);
+
+	if (level < 0)
+		return log_error_errno(level, "Unknown log level '%s': use " LOG_LEVELS_HINT ".",
+				       s);
+	log_set_max_level(level);
+	return 0;
+}
+
+void log_parse_environment(void)
+{
+	const char *e = secure_getenv("PSTORED_LOG_LEVEL");
+	int level;
+
+	if (!e)
+		return;
+	level = log_level_from_string(e);
+	if (level < 0)
+		log_warning("Ignoring $PSTORED_LOG_LEVEL='%s': use " LOG_LEVELS_HINT ".", e);
+	else
+		log_set_max_level(level);
 }
 
 int log_internal(int level, int error, char **ret_message, const char *format, ...)

@@ -22,6 +22,16 @@ void log_set_max_level(int level);
 int log_get_max_level(void);
 
 /*
+ * A syslog level by systemd's name ("emerg", "alert", "crit", "err", "warning", "notice",
+ * "info", "debug") or number (0 to 7); -EINVAL for anything else.
+ */
+int log_level_from_string(const char *s);
+/* Sets the level from --log-level=s; logs and returns -EINVAL for an unknown level. */
+int log_set_max_level_from_option(const char *s);
+/* Sets the level from $PSTORED_LOG_LEVEL if set; an unknown level is ignored with a warning. */
+void log_parse_environment(void);
+
+/*
  * Logs at the given syslog level and returns -abs(error) (or 0 if error is 0).
  * With ret_message, the message (NULL if out of memory) also replaces
  * *ret_message, for a program that reports it elsewhere too (pstored's

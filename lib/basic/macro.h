@@ -27,6 +27,19 @@
 
 #define BUILD_BUG_ON(cond) _Static_assert(!(cond), #cond)
 
+/*
+ * Defines "const char *name##_to_string(type i)": table[i], or NULL for a value out of range.
+ * The table has designated initialisers and must name every value below max: its size is
+ * checked at compile time, as the kernel's fs/pstore/platform.c checks pstore_type_names[],
+ * so a value added at the end of the enum without a name fails the build.
+ */
+#define DEFINE_STRING_TABLE_TO_STRING(name, type, table, max)                                      \
+	BUILD_BUG_ON(ARRAY_SIZE(table) != (max));                                                  \
+	const char *name##_to_string(type i)                                                       \
+	{                                                                                          \
+		return (size_t)i < ARRAY_SIZE(table) ? table[i] : NULL;                            \
+	}
+
 /* Ours rather than those of <sys/param.h> (which <resolv.h> includes), if it came first. */
 #undef MIN
 #undef MAX

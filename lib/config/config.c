@@ -125,37 +125,28 @@ static const struct {
 	[SECTION_TARGET] = {target_keys, ARRAY_SIZE(target_keys)},
 };
 
-static const char *const storage_names[_PSTORED_STORAGE_MAX] = {
+static const char *const storage_names[] = {
 	[PSTORED_STORAGE_BOTH] = "both",
 	[PSTORED_STORAGE_STORE] = "store",
 	[PSTORED_STORAGE_JOURNAL] = "journal",
 	[PSTORED_STORAGE_NONE] = "none",
 };
 
-static const char *const target_type_names[_PSTORED_TARGET_TYPE_MAX] = {
+static const char *const target_type_names[] = {
 	[PSTORED_TARGET_JOURNAL_REMOTE] = "journal-remote",
 	[PSTORED_TARGET_HTTP_JSON] = "http-json",
 };
 
-static const char *const http_method_names[_PSTORED_HTTP_METHOD_MAX] = {
+static const char *const http_method_names[] = {
 	[PSTORED_HTTP_PUT] = "PUT",
 	[PSTORED_HTTP_POST] = "POST",
 };
 
-const char *pstored_storage_to_string(PstoredStorage s)
-{
-	return s >= 0 && s < _PSTORED_STORAGE_MAX ? storage_names[s] : NULL;
-}
-
-const char *pstored_target_type_to_string(PstoredTargetType t)
-{
-	return t >= 0 && t < _PSTORED_TARGET_TYPE_MAX ? target_type_names[t] : NULL;
-}
-
-const char *pstored_http_method_to_string(PstoredHttpMethod m)
-{
-	return m >= 0 && m < _PSTORED_HTTP_METHOD_MAX ? http_method_names[m] : NULL;
-}
+DEFINE_STRING_TABLE_TO_STRING(pstored_storage, PstoredStorage, storage_names, _PSTORED_STORAGE_MAX)
+DEFINE_STRING_TABLE_TO_STRING(pstored_target_type, PstoredTargetType, target_type_names,
+			      _PSTORED_TARGET_TYPE_MAX)
+DEFINE_STRING_TABLE_TO_STRING(pstored_http_method, PstoredHttpMethod, http_method_names,
+			      _PSTORED_HTTP_METHOD_MAX)
 
 static int string_table_lookup(const char *const *table, size_t n, const char *s)
 {
@@ -641,8 +632,8 @@ static void loader_done(ConfigLoader *l)
  * warnings of the configuration being loaded, what being format and ap.
  * Returns 0 or -ENOMEM.
  */
-static int loader_warnv(ConfigLoader *l, const char *path, unsigned line, const char *done,
-			const char *format, va_list ap)
+_printf_(5, 0) static int loader_warnv(ConfigLoader *l, const char *path, unsigned line,
+				       const char *done, const char *format, va_list ap)
 {
 	PstoredConfig *c = l->config;
 	_cleanup_free_ char *what = NULL;

@@ -18,7 +18,8 @@ uint64_t cper_le(const uint8_t *p, size_t n)
 	return v;
 }
 
-static void add_message(CperCtx *c, json_t *messages, size_t offset, const char *fmt, va_list ap)
+_printf_(4, 0) static void add_message(CperCtx *c, json_t *messages, size_t offset, const char *fmt,
+				       va_list ap)
 {
 	char msg[256];
 

@@ -19,8 +19,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "macro.h"
-
 #define CPER_SCHEMA_VERSION 1
 
 /* Size of the record header and of one section descriptor (UEFI N.2.1, N.2.2). */
@@ -100,4 +98,8 @@ int cper_summary(const json_t *doc, char **ret);
 /* Decodes buf and prints every record and error as text. */
 int cper_decode_text(const void *buf, size_t len, const char *prefix, FILE *f);
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(CperDecoder *, cper_decoder_free);
+/* For __attribute__((cleanup())): frees *d. This header needs no other header of the tree. */
+static inline void cper_decoder_freep(CperDecoder **d)
+{
+	cper_decoder_free(*d);
+}

@@ -26,28 +26,19 @@ static const char *const pstore_type_names[] = {
 	[PSTORE_TYPE_POWERPC_OPAL] = "powerpc-opal",
 	[PSTORE_TYPE_UNKNOWN] = "unknown",
 };
-BUILD_BUG_ON(ARRAY_SIZE(pstore_type_names) != _PSTORE_TYPE_MAX);
+DEFINE_STRING_TABLE_TO_STRING(pstore_type, PstoreType, pstore_type_names, _PSTORE_TYPE_MAX)
 
 static const char *const crash_kind_names[] = {
 	[PSTORE_CRASH_KERNEL] = "kernel-crash",
 	[PSTORE_CRASH_HARDWARE_ERROR] = "hardware-error",
 	[PSTORE_CRASH_PREVIOUS_BOOT_LOG] = "previous-boot-log",
 };
-BUILD_BUG_ON(ARRAY_SIZE(crash_kind_names) != _PSTORE_CRASH_KIND_MAX);
-
-const char *pstore_type_to_string(PstoreType t)
-{
-	return t >= 0 && t < _PSTORE_TYPE_MAX ? pstore_type_names[t] : NULL;
-}
+DEFINE_STRING_TABLE_TO_STRING(pstore_crash_kind, PstoreCrashKind, crash_kind_names,
+			      _PSTORE_CRASH_KIND_MAX)
 
 bool pstore_type_is_log(PstoreType t)
 {
 	return t == PSTORE_TYPE_CONSOLE || t == PSTORE_TYPE_FTRACE || t == PSTORE_TYPE_PMSG;
-}
-
-const char *pstore_crash_kind_to_string(PstoreCrashKind k)
-{
-	return k >= 0 && k < _PSTORE_CRASH_KIND_MAX ? crash_kind_names[k] : NULL;
 }
 
 static bool is_digit(char c)

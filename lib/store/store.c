@@ -1875,17 +1875,6 @@ int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len)
 	return 0;
 }
 
-int store_txn_open_file(StoreTxn *t, const char *name)
-{
-	const char *base;
-	int dir_fd, r;
-
-	r = txn_resolve(t, name, &dir_fd, &base);
-	if (r < 0)
-		return r;
-	return open_regular_at(dir_fd, base, O_RDONLY, 0);
-}
-
 uint64_t store_txn_size(const StoreTxn *t)
 {
 	return t->size;

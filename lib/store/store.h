@@ -168,8 +168,6 @@ int store_txn_begin(Store *s, const char *id, StoreTxn **ret);
 int store_txn_write_file(StoreTxn *t, const char *name, const void *buf, size_t len);
 /* Appends to a file kept open until the commit, e.g. dmesg.txt. */
 int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len);
-/* Opens a file written in this transaction for reading (O_RDONLY fd). */
-int store_txn_open_file(StoreTxn *t, const char *name);
 /* Bytes written so far. */
 uint64_t store_txn_size(const StoreTxn *t);
 /* Sets crash["stored_bytes"], writes crash.json, makes everything durable, renames it in place. */

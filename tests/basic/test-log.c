@@ -37,6 +37,22 @@ Test(log, level_filter_keeps_errno, .init = redirect_stderr)
 	cr_assert_stderr_eq_str("");
 }
 
+/* systemd's names and the numbers 0 to 7, nothing else. */
+Test(log, level_from_string)
+{
+	cr_assert_eq(log_level_from_string("emerg"), LOG_EMERG);
+	cr_assert_eq(log_level_from_string("err"), LOG_ERR);
+	cr_assert_eq(log_level_from_string("warning"), LOG_WARNING);
+	cr_assert_eq(log_level_from_string("debug"), LOG_DEBUG);
+	cr_assert_eq(log_level_from_string("0"), LOG_EMERG);
+	cr_assert_eq(log_level_from_string("7"), LOG_DEBUG);
+	cr_assert_eq(log_level_from_string("8"), -EINVAL);
+	cr_assert_eq(log_level_from_string("-1"), -EINVAL);
+	cr_assert_eq(log_level_from_string("error"), -EINVAL);
+	cr_assert_eq(log_level_from_string("DEBUG"), -EINVAL);
+	cr_assert_eq(log_level_from_string(""), -EINVAL);
+}
+
 /* A record name with a terminal escape, a line of its own and CSI stays on one escaped line. */
 Test(log, messages_are_escaped, .init = redirect_stderr)
 {
