@@ -233,9 +233,17 @@ upload_field() {
 	EOF
 }
 
-# count_requests PATTERN: access log lines matching the extended regex.
+# count_requests PATTERN [MIN]: access log lines matching the extended regex.
+# nginx logs a request after it has answered it, so a client can be done
+# before the line is there: with MIN, wait (5 s at most) for MIN lines first.
 count_requests() {
-	grep -cE "$1" "$T/nginx/access.log" 2>/dev/null || :
+	local n i
+	for i in $(seq 50); do
+		n=$(grep -cE "$1" "$T/nginx/access.log" 2>/dev/null || :)
+		[ "${n:-0}" -lt "${2:-0}" ] || break
+		sleep 0.1
+	done
+	echo "${n:-0}"
 }
 
 # The host name the uploader sees (redaction): it runs in its own UTS namespace.

@@ -33,7 +33,7 @@ next=$(upload_field "$id" c next_attempt)
 upload_field "$id" c last_error | grep -q "HTTP 500: collector broken" ||
 	fail "500: last_error lacks the answer"
 pstored_upload >"$T/out" 2>&1 || :
-[ "$(count_requests "^PUT /fail500/$id ")" = 1 ] || fail "500: retried before the backoff"
+[ "$(count_requests "^PUT /fail500/$id " 1)" = 1 ] || fail "500: retried before the backoff"
 # pstorectl upload sends now, and the backoff doubles.
 ! pstorectl_upload "$id" >"$T/out" 2>&1 || fail "pstorectl upload: 500 counted as success"
 grep -q "^deferred c .*HTTP 500" "$T/out" || { cat "$T/out"; fail "no progress line"; }
@@ -46,7 +46,7 @@ ids=$(make_crashes 2 1)
 target t throttle
 before=$(now)
 pstored_upload >"$T/out" 2>&1 || :
-[ "$(count_requests '^PUT /throttle/')" = 1 ] || fail "429: the batch went on after it"
+[ "$(count_requests '^PUT /throttle/' 1)" = 1 ] || fail "429: the batch went on after it"
 first=$(grep '^PUT /throttle/' "$T/nginx/access.log" | awk '{print $2}' | sed 's|/throttle/||')
 [ "$(upload_field "$first" t throttled_until)" -ge $((before + 3600 * 1000000)) ] ||
 	fail "429: Retry-After not honoured"
@@ -56,7 +56,7 @@ pstored_upload >"$T/out" 2>&1 || :
 # 503 likewise.
 target b busy
 pstored_upload >"$T/out" 2>&1 || :
-[ "$(count_requests '^PUT /busy/')" = 1 ] || fail "503: the batch went on after it"
+[ "$(count_requests '^PUT /busy/' 1)" = 1 ] || fail "503: the batch went on after it"
 
 # 403: failed for good, with the server's answer, shown by pstorectl show.
 target r reject
@@ -119,7 +119,7 @@ target k crashes "MaxBytesPerDay=$limit"
 ! pstored_upload >"$T/out" 2>&1 || fail "a crash held back by MaxBytesPerDay counted as success"
 grep -q "daily limit reached.*MaxBytesPerDay=$limit" "$T/out" || { cat "$T/out"; fail "no byte limit message"; }
 pstorectl_upload >"$T/out" 2>&1 || :
-[ "$(count_requests '^PUT /crashes/')" = $((n + 1)) ] || fail "MaxBytesPerDay=$limit not honoured"
+[ "$(count_requests '^PUT /crashes/' $((n + 1)))" = $((n + 1)) ] || fail "MaxBytesPerDay=$limit not honoured"
 sent=0
 for c in $id $ids; do
 	[ "$(upload_state "$c" k)" != sent ] || sent=$((sent + 1))
@@ -155,6 +155,6 @@ grep -qF "[Target.pw] would send the password in URL= in clear text over http://
 target tok crashes "TokenFile=$T/token" "AllowInsecureCredentials=yes"
 pstored_upload >"$T/out" 2>&1 || { cat "$T/out"; fail "AllowInsecureCredentials=yes: upload failed"; }
 [ "$(upload_state "$id" tok)" = sent ] || fail "AllowInsecureCredentials=yes: not sent"
-[ "$(count_requests "^PUT /crashes/$id 201 .* \"Bearer s3cr3t-t0ken\"")" = 1 ] ||
+[ "$(count_requests "^PUT /crashes/$id 201 .* \"Bearer s3cr3t-t0ken\"" 1)" = 1 ] ||
 	fail "AllowInsecureCredentials=yes: not sent with the token"
 exit 0

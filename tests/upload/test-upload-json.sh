@@ -51,7 +51,7 @@ for id in $ids; do
 	grep -q 'sysrq triggered crash' "$doc" || fail "crash $id: the log is missing"
 	grep -q '\[IPv4\]' "$doc" || fail "crash $id: no [IPv4] tag"
 
-	[ "$(count_requests "^PUT /crashes/.*/$id.json 201 .* $id application/json \"Bearer s3cr3t-t0ken\"")" = 1 ] ||
+	[ "$(count_requests "^PUT /crashes/.*/$id.json 201 .* $id application/json \"Bearer s3cr3t-t0ken\"" 1)" = 1 ] ||
 		fail "crash $id: not exactly one PUT with key, type and token"
 done
 
@@ -65,7 +65,7 @@ grep -q '^3 sent, 0 deferred, 0 failed.$' "$T/out" || fail "wrong summary"
 
 # A second run has nothing to do.
 pstorectl_upload >"$T/out" 2>&1 || fail "second run failed"
-[ "$(count_requests '^PUT')" = 3 ] || fail "a second run sent again"
+[ "$(count_requests '^PUT' 3)" = 3 ] || fail "a second run sent again"
 
 # --force sends again; PUT replaces, so the collector still has one document each.
 pstorectl_upload --force >"$T/out" 2>&1 || fail "pstorectl upload --force failed"
@@ -80,7 +80,7 @@ write_config "$T/pstored.conf" \
 	"ClientCertificate=$T/tls/client.pem" "ClientKey=$T/tls/client.key" "Redact=no"
 pstorectl_upload >"$T/out" 2>&1 || { cat "$T/out"; fail "upload over HTTPS failed"; }
 for id in $ids; do
-	[ "$(count_requests "^POST /post/$id 201 .* HTTP/2.0 $id application/json .* SUCCESS$")" = 1 ] ||
+	[ "$(count_requests "^POST /post/$id 201 .* HTTP/2.0 $id application/json .* SUCCESS$" 1)" = 1 ] ||
 		fail "crash $id: no HTTP/2 POST with a verified client certificate"
 	[ "$(upload_state "$id" hook)" = sent ] || fail "crash $id not sent to hook"
 done
