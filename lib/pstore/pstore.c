@@ -169,17 +169,13 @@ void pstore_record_body(const PstoreRecord *r, const char *buf, size_t len, cons
 /* Opens a record for reading: O_NOFOLLOW, a regular file of at most max bytes. */
 static int record_open(int dir_fd, const PstoreRecord *r, size_t max)
 {
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = open_regular_at(dir_fd, r->name, O_RDONLY, 0);
 	struct stat st;
 
-	/* O_NONBLOCK: a FIFO planted in place of a record must not hang us. */
-	fd = openat(dir_fd, r->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EBADFD;
 	if ((uint64_t)st.st_size > max)
 		return -EFBIG;
 	return TAKE_FD(fd);
