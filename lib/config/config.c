@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,19 +21,11 @@
  * lines, comment lines starting with '#' or ';', empty lines. Keys are
  * case-sensitive; the value is everything after the first '=', with
  * surrounding whitespace removed, ';' included; an empty value resets the
- * key to its default.
- *
- * libinih reads the structure (sections, assignments, comments) through
- * config_file_read_line(), which hands it one line at a time. That reader
- * also checks each line strictly and keeps the whole line, so that the
- * assignment handler takes the value from the file's own text: libinih
- * would cut it at " ;" (inline comments), at its line length limit (200
- * bytes in Debian's build), and would join indented lines to the previous
- * value; none of these is systemd's syntax. Leading whitespace is removed
- * before libinih sees a line, so it never joins lines.
+ * key to its default. Lines have no length limit, indented lines are lines
+ * of their own, and ':' does not separate a key from its value.
  */
 
-/* libinih keeps section names in 50 bytes (MAX_SECTION) and truncates. */
+/* Section names are at most 49 bytes, so target names at most 42. */
 #define SECTION_NAME_MAX 49
 #define TARGET_PREFIX "Target."
 #define TARGET_NAME_MAX (SECTION_NAME_MAX - (sizeof(TARGET_PREFIX) - 1))
@@ -601,19 +592,15 @@ typedef struct ConfigLoader {
 	char *error;	       /* why the load failed */
 } ConfigLoader;
 
-/* State of one file, while libinih reads it. */
+/* State of one file, while it is read. */
 typedef struct ConfigFile {
 	ConfigLoader *loader;
 	const char *path;
 	FILE *f;
 	unsigned line;
-	char *buf; /* the current line, from getline() */
-	size_t buf_size;
-	const char *key; /* of the current assignment, NUL-terminated in buf */
-	const char *value;
 	Section section;
-	size_t target; /* index of the current [Target.NAME] */
-	int r;	       /* -ENOMEM: stop */
+	char section_name[SECTION_NAME_MAX + 1]; /* as written, when section is known */
+	size_t target;				 /* index of the current [Target.NAME] */
 } ConfigFile;
 
 static void loader_done(ConfigLoader *l)
@@ -677,7 +664,7 @@ _printf_(4, 5) static int loader_warn(ConfigLoader *l, const char *path, const c
  * Adds a warning about the current line of f: "PATH:LINE: message; done",
  * done being what happens instead (NULL: "line ignored"). In a [Target.NAME]
  * section the target is disabled too, and the warning says so. Returns 0, or
- * -ENOMEM (also in f->r).
+ * -ENOMEM.
  */
 _printf_(3, 4) static int config_file_warn(ConfigFile *f, const char *done, const char *format, ...)
 {
@@ -690,7 +677,7 @@ _printf_(3, 4) static int config_file_warn(ConfigFile *f, const char *done, cons
 		if (asprintf(&disabled, "%s%s[Target.%s] disabled", done ?: "", done ? ", " : "",
 			     f->loader->config->targets[f->target].name) < 0) {
 			disabled = NULL;
-			return f->r = -ENOMEM;
+			return -ENOMEM;
 		}
 		done = disabled;
 	}
@@ -698,9 +685,7 @@ _printf_(3, 4) static int config_file_warn(ConfigFile *f, const char *done, cons
 	va_start(ap, format);
 	r = loader_warnv(f->loader, f->path, f->line, done ?: "line ignored", format, ap);
 	va_end(ap);
-	if (r < 0)
-		return f->r = r;
-	return 0;
+	return r;
 }
 
 static int loader_add_target(ConfigFile *f, const char *name, size_t *ret)
@@ -767,6 +752,7 @@ static void strip_trailing_space(char *s, size_t *len)
 static int config_file_begin_section(ConfigFile *f, char *s, size_t len)
 {
 	const char *name;
+	Section section;
 	int r;
 
 	/* Whatever the header meant, the lines under it belong to no section known so far. */
@@ -780,15 +766,11 @@ static int config_file_begin_section(ConfigFile *f, char *s, size_t len)
 	s[len - 1] = '\0';
 	name = s + 1;
 
-	if (streq(name, "Archive")) {
-		f->section = SECTION_ARCHIVE;
-		return 1;
-	}
-	if (streq(name, "Store")) {
-		f->section = SECTION_STORE;
-		return 1;
-	}
-	if (strneq(name, TARGET_PREFIX, strlen(TARGET_PREFIX))) {
+	if (streq(name, "Archive"))
+		section = SECTION_ARCHIVE;
+	else if (streq(name, "Store"))
+		section = SECTION_STORE;
+	else if (strneq(name, TARGET_PREFIX, strlen(TARGET_PREFIX))) {
 		const char *t = name + strlen(TARGET_PREFIX);
 		size_t tlen = strlen(t);
 
@@ -805,21 +787,27 @@ static int config_file_begin_section(ConfigFile *f, char *s, size_t len)
 							name);
 		r = loader_add_target(f, t, &f->target);
 		if (r < 0)
-			return f->r = r;
-		f->section = SECTION_TARGET;
-		return 1;
-	}
-	return config_file_warn(f, "section ignored",
-				"unknown section [%s] (known sections: [Archive], [Store], "
-				"[Target.NAME])",
-				name);
+			return r;
+		section = SECTION_TARGET;
+	} else
+		return config_file_warn(f, "section ignored",
+					"unknown section [%s] (known sections: [Archive], [Store], "
+					"[Target.NAME])",
+					name);
+
+	/* Not longer than SECTION_NAME_MAX: the name is one of those checked above. */
+	strcpy(f->section_name, name);
+	f->section = section;
+	return 1;
 }
 
 /*
  * Checks a "Key=Value" line (without surrounding whitespace) and splits it in
- * place. Returns 1, 0 when the line is to be ignored (warned), or -ENOMEM.
+ * place into *ret_key and *ret_value. Returns 1, 0 when the line is to be
+ * ignored (warned), or -ENOMEM.
  */
-static int config_file_begin_assignment(ConfigFile *f, char *s)
+static int config_file_split_assignment(ConfigFile *f, char *s, const char **ret_key,
+					const char **ret_value)
 {
 	char *eq = strchr(s, '='), *key_end, *value;
 	size_t key_len;
@@ -853,70 +841,9 @@ static int config_file_begin_assignment(ConfigFile *f, char *s)
 					"key '%s' outside of any section: put it under "
 					"[Archive], [Store] or [Target.NAME]",
 					s);
-	f->key = s;
-	f->value = value;
+	*ret_key = s;
+	*ret_value = value;
 	return 1;
-}
-
-/*
- * The ini_reader given to libinih, fgets() style: stores the next line
- * into str (at most num - 1 bytes and a NUL), or returns NULL at the end of
- * the file, after a read error (warned) or when out of memory (f->r). A
- * line that is ignored reaches libinih as an empty line.
- */
-static char *config_file_read_line(char *str, int num, void *stream)
-{
-	ConfigFile *f = stream;
-	ssize_t n;
-	size_t len, copy;
-	char *s;
-	int r = 1;
-
-	if (f->r < 0 || num < 3)
-		return NULL;
-
-	errno = 0;
-	n = getline(&f->buf, &f->buf_size, f->f);
-	if (n < 0) {
-		if (ferror(f->f))
-			(void)config_file_warn(f, "rest of the file ignored", "cannot read: %s",
-					       strerror(errno));
-		return NULL;
-	}
-	f->line++;
-	f->key = f->value = NULL;
-	len = (size_t)n;
-	if (memchr(f->buf, '\0', len)) {
-		(void)config_file_warn(f, "rest of the file ignored",
-				       "line contains a NUL byte: this is not a text file");
-		return NULL;
-	}
-
-	s = f->buf;
-	if (f->line == 1 && strneq(s, "\xef\xbb\xbf", 3)) /* UTF-8 byte order mark */
-		s += 3;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	len = strlen(s);
-	strip_trailing_space(s, &len);
-
-	/* libinih gets the line before config_file_begin_*() cut it up. */
-	copy = MIN(len, (size_t)num - 2);
-	memcpy(str, s, copy);
-	str[copy] = '\n';
-	str[copy + 1] = '\0';
-
-	if (len == 0 || s[0] == '#' || s[0] == ';')
-		return str;
-	if (s[0] == '[')
-		r = config_file_begin_section(f, s, len);
-	else
-		r = config_file_begin_assignment(f, s);
-	if (r < 0)
-		return NULL;
-	if (r == 0)
-		strcpy(str, "\n");
-	return str;
 }
 
 static const ConfigKey *config_key_find(Section section, const char *name)
@@ -927,38 +854,30 @@ static const ConfigKey *config_key_find(Section section, const char *name)
 	return NULL;
 }
 
-static int config_file_unknown_key(ConfigFile *f, const char *section)
+static int config_file_unknown_key(ConfigFile *f, const char *key)
 {
 	for (Section s = SECTION_ARCHIVE; s < _SECTION_MAX; s++)
-		if (s != f->section && config_key_find(s, f->key))
+		if (s != f->section && config_key_find(s, key))
 			return config_file_warn(f, NULL,
 						"unknown key '%s' in section [%s] (%s= belongs "
 						"in section [%s])",
-						f->key, section, f->key, section_names[s]);
-	return config_file_warn(f, NULL, "unknown key '%s' in section [%s]", f->key, section);
+						key, f->section_name, key, section_names[s]);
+	return config_file_warn(f, NULL, "unknown key '%s' in section [%s]", key,
+				f->section_name);
 }
 
-/*
- * The ini_handler: libinih found an assignment; its key and value are in f.
- * Returns 0 (an error to libinih) only when out of memory.
- */
-static int config_file_handle_assignment(void *user, const char *section, const char *name,
-					 const char *value)
+/* Sets key of the current section to value. Returns 0, or -ENOMEM. */
+static int config_file_assign(ConfigFile *f, const char *name, const char *value)
 {
-	ConfigFile *f = user;
 	_cleanup_free_ char *detail = NULL, *done = NULL;
+	const char *section = f->section_name;
 	const ConfigKey *k;
 	void *base;
 	int r;
 
-	if (f->r < 0)
-		return 0;
-	if (!f->key || !streq(f->key, name))
-		return config_file_warn(f, NULL, "syntax error: expected 'Key=Value'") >= 0;
-
 	k = config_key_find(f->section, name);
 	if (!k)
-		return config_file_unknown_key(f, section) >= 0;
+		return config_file_unknown_key(f, name);
 
 	if (f->section == SECTION_TARGET) {
 		TargetOrigin *o = &f->loader->origins[f->target];
@@ -967,24 +886,20 @@ static int config_file_handle_assignment(void *user, const char *section, const 
 		if (k->kind == VALUE_HTTP_METHOD) {
 			free(o->method_path);
 			o->method_path = strdup(f->path);
-			if (!o->method_path) {
-				f->r = -ENOMEM;
-				return 0;
-			}
-			o->method_line = f->value[0] ? f->line : 0;
+			if (!o->method_path)
+				return -ENOMEM;
+			o->method_line = value[0] ? f->line : 0;
 		}
 	} else
 		base = f->loader->config;
 
-	r = config_key_assign(k, base, f->value[0] ? f->value : k->default_value, &detail);
-	if (r == -ENOMEM) {
-		f->r = r;
-		return 0;
-	}
+	r = config_key_assign(k, base, value[0] ? value : k->default_value, &detail);
+	if (r == -ENOMEM)
+		return r;
 	if (r >= 0) {
 		if (f->section == SECTION_TARGET)
 			target_update_counts(base);
-		return 1;
+		return 0;
 	}
 
 	/* [Archive] and [Store] keys all have defaults; a target is disabled instead. */
@@ -992,16 +907,69 @@ static int config_file_handle_assignment(void *user, const char *section, const 
 	    asprintf(&done, "line ignored, %s= keeps its previous value (default %s)", name,
 		     k->default_value) < 0) {
 		done = NULL;
-		f->r = -ENOMEM;
-		return 0;
+		return -ENOMEM;
 	}
 	if (r == -ERANGE)
-		r = config_file_warn(f, done, "value '%s' of key '%s' in section [%s] is too large",
-				     f->value, name, section);
-	else
-		r = config_file_warn(f, done, "invalid value '%s' for key '%s' in section [%s]: %s",
-				     f->value, name, section, detail ?: value_kind_expected(k));
-	return r >= 0;
+		return config_file_warn(f, done, "value '%s' of key '%s' in section [%s] is too large",
+					value, name, section);
+	return config_file_warn(f, done, "invalid value '%s' for key '%s' in section [%s]: %s",
+				value, name, section, detail ?: value_kind_expected(k));
+}
+
+/*
+ * Reads one line of the file, without its newline. Returns 0, or -ENOMEM.
+ * Whatever is wrong in it is a warning.
+ */
+static int config_file_parse_line(ConfigFile *f, char *s)
+{
+	const char *key = NULL, *value = NULL;
+	size_t len;
+	int r;
+
+	if (f->line == 1 && strneq(s, "\xef\xbb\xbf", 3)) /* UTF-8 byte order mark */
+		s += 3;
+	s += strspn(s, " \t");
+	len = strlen(s);
+	strip_trailing_space(s, &len);
+
+	if (len == 0 || s[0] == '#' || s[0] == ';')
+		return 0;
+	if (s[0] == '[')
+		r = config_file_begin_section(f, s, len);
+	else {
+		r = config_file_split_assignment(f, s, &key, &value);
+		if (r > 0)
+			r = config_file_assign(f, key, value);
+	}
+	return MIN(r, 0);
+}
+
+/* Reads the lines of f. Returns 0, or -ENOMEM. */
+static int config_file_parse(ConfigFile *f)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		errno = 0;
+		n = getline(&buf, &size, f->f);
+		if (n < 0) {
+			if (ferror(f->f))
+				return config_file_warn(f, "rest of the file ignored",
+							"cannot read: %s", strerror(errno));
+			return 0;
+		}
+		f->line++;
+		if (memchr(buf, '\0', (size_t)n))
+			return config_file_warn(f, "rest of the file ignored",
+						"line contains a NUL byte: this is not a text "
+						"file");
+		r = config_file_parse_line(f, buf);
+		if (r < 0)
+			return r;
+	}
 }
 
 /*
@@ -1067,19 +1035,7 @@ static int config_parse_file(ConfigLoader *l, const char *path, bool required)
 	if (r < 0)
 		return loader_warn(l, path, "file ignored", "cannot read: %s", why);
 	f.f = stream;
-
-	r = ini_parse_stream(config_file_read_line, &f, config_file_handle_assignment, &f);
-	free(f.buf);
-	if (f.r < 0)
-		return f.r;
-	if (r == -2)
-		return -ENOMEM;
-	if (r != 0) {
-		/* Not reached: the reader blanks every line libinih would refuse. */
-		f.line = (unsigned)r;
-		return config_file_warn(&f, NULL, "syntax error");
-	}
-	return 0;
+	return config_file_parse(&f);
 }
 
 /* Returns whether the authority part of an http(s) URL has a password ("user:password@"). */
@@ -1107,58 +1063,66 @@ static const char *target_insecure_credentials(const PstoredTarget *t)
 	return NULL;
 }
 
-/* Checks what can only be checked once every file is read; disables the targets that fail. */
+/*
+ * Checks what can only be checked of a target once every file is read; disables it if it
+ * fails. Returns 0, or -ENOMEM.
+ */
+static int config_check_target(ConfigLoader *l, size_t i)
+{
+	const PstoredTarget *t = &l->config->targets[i];
+	const TargetOrigin *o = &l->origins[i];
+	ConfigFile f = {.loader = l,
+			.path = o->path,
+			.line = o->line,
+			.section = SECTION_TARGET,
+			.target = i};
+	const char *insecure;
+
+	if (t->type == _PSTORED_TARGET_TYPE_INVALID)
+		return config_file_warn(&f, NULL,
+					"[Target.%s] has no Type= (set journal-remote or http-json)",
+					t->name);
+	if (!t->url)
+		return config_file_warn(&f, NULL, "[Target.%s] has no URL=", t->name);
+	if (t->type == PSTORED_TARGET_JOURNAL_REMOTE && o->method_line > 0) {
+		f.path = o->method_path;
+		f.line = o->method_line;
+		return config_file_warn(&f, NULL,
+					"Method= in [Target.%s] applies to Type=http-json only "
+					"(journal-remote targets always POST)",
+					t->name);
+	}
+	if (t->type == PSTORED_TARGET_HTTP_JSON && t->method == PSTORED_HTTP_PUT &&
+	    !strstr(t->url, "{id}"))
+		return config_file_warn(&f, NULL,
+					"URL= of [Target.%s] has no {id}: with Method=PUT each "
+					"crash needs its own URL, like https://host/crashes/{id}",
+					t->name);
+	if (!t->client_certificate != !t->client_key)
+		return config_file_warn(&f, NULL,
+					"[Target.%s] needs both ClientCertificate= and ClientKey=, "
+					"or neither",
+					t->name);
+	insecure = target_insecure_credentials(t);
+	if (insecure)
+		return config_file_warn(&f, NULL,
+					"[Target.%s] %s: use an https:// URL, or set "
+					"AllowInsecureCredentials=yes in it if the network is "
+					"trusted",
+					t->name, insecure);
+	return 0;
+}
+
 static int config_check_targets(ConfigLoader *l)
 {
-	PstoredConfig *c = l->config;
+	for (size_t i = 0; i < l->config->n_targets; i++) {
+		int r;
 
-	for (size_t i = 0; i < c->n_targets; i++) {
-		const PstoredTarget *t = &c->targets[i];
-		const TargetOrigin *o = &l->origins[i];
-		ConfigFile f = {.loader = l,
-				.path = o->path,
-				.line = o->line,
-				.section = SECTION_TARGET,
-				.target = i};
-		const char *insecure;
-
-		if (o->disabled)
+		if (l->origins[i].disabled)
 			continue;
-		if (t->type == _PSTORED_TARGET_TYPE_INVALID)
-			(void)config_file_warn(&f, NULL,
-					       "[Target.%s] has no Type= (set journal-remote or "
-					       "http-json)",
-					       t->name);
-		else if (!t->url)
-			(void)config_file_warn(&f, NULL, "[Target.%s] has no URL=", t->name);
-		else if (t->type == PSTORED_TARGET_JOURNAL_REMOTE && o->method_line > 0) {
-			f.path = o->method_path;
-			f.line = o->method_line;
-			(void)config_file_warn(&f, NULL,
-					       "Method= in [Target.%s] applies to Type=http-json "
-					       "only (journal-remote targets always POST)",
-					       t->name);
-		} else if (t->type == PSTORED_TARGET_HTTP_JSON && t->method == PSTORED_HTTP_PUT &&
-			   !strstr(t->url, "{id}"))
-			(void)config_file_warn(&f, NULL,
-					       "URL= of [Target.%s] has no {id}: with "
-					       "Method=PUT each crash needs its own URL, like "
-					       "https://host/crashes/{id}",
-					       t->name);
-		else if (!t->client_certificate != !t->client_key)
-			(void)config_file_warn(&f, NULL,
-					       "[Target.%s] needs both ClientCertificate= and "
-					       "ClientKey=, or neither",
-					       t->name);
-		else if ((insecure = target_insecure_credentials(t)))
-			(void)config_file_warn(
-				&f, NULL,
-				"[Target.%s] %s: use an https:// URL, or set "
-				"AllowInsecureCredentials=yes in it if the network is "
-				"trusted",
-				t->name, insecure);
-		if (f.r < 0)
-			return f.r;
+		r = config_check_target(l, i);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
