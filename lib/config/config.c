@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "config-regex.h"
 #include "config.h"
 #include "fs-util.h"
 #include "macro.h"
@@ -273,128 +274,6 @@ static int parse_limit(const ConfigKey *k, const char *value, uint64_t *ret)
 	}
 	*ret = v;
 	return 0;
-}
-
-/*
- * glibc's regcomp() copies the operand of a bounded repetition once per count,
- * so nested intervals multiply: "((a{100}){100}){100}" is a million copies and
- * gigabytes of memory; stacked '+' ("a+++...") double each time. This
- * estimates the size of the expression with its repetitions expanded, so that
- * such an expression is refused instead.
- */
-#define REGEX_EXPANDED_MAX 10000
-#define REGEX_DEPTH_MAX 32
-
-static const char *const regex_too_large = "the expression is too large once its repetitions "
-					   "are expanded (nested {m,n} counts multiply); "
-					   "simplify it";
-static const char *const regex_adjacent = "adjacent repetition operators (like 'a*+' or "
-					  "'a+{2}') are undefined in POSIX extended regular "
-					  "expressions";
-
-/* Returns NULL if re can be handed to regcomp(), else why not. */
-static const char *regex_check_size(const char *re)
-{
-	uint64_t total[REGEX_DEPTH_MAX + 1] = {}, last[REGEX_DEPTH_MAX + 1] = {};
-	size_t depth = 0;
-	bool after_repetition = false;
-
-	for (const char *p = re; *p; p++) {
-		uint64_t atom = 1;
-		bool repetition = *p == '*' || *p == '+' || *p == '?' || *p == '{';
-
-		/* Stacked repetitions also make glibc's matcher take exponential time. */
-		if (repetition && after_repetition)
-			return regex_adjacent;
-		after_repetition = false;
-
-		switch (*p) {
-		case '\\':
-			if (p[1])
-				p++;
-			break;
-		case '[': /* a bracket expression is one atom: "[]a]", "[^]a]", "[[:digit:]]" */
-			p++;
-			if (*p == '^')
-				p++;
-			if (*p == ']')
-				p++;
-			while (*p && *p != ']') {
-				if (*p == '[' && p[1] && strchr(":.=", p[1])) {
-					char c = p[1];
-
-					for (p += 2; *p && !(*p == c && p[1] == ']'); p++)
-						;
-					if (*p)
-						p++;
-				}
-				if (*p)
-					p++;
-			}
-			if (!*p)
-				return NULL; /* unterminated: regcomp() refuses it */
-			break;
-		case '(':
-			if (depth >= REGEX_DEPTH_MAX)
-				return regex_too_large;
-			depth++;
-			total[depth] = last[depth] = 0;
-			continue;
-		case ')':
-			if (depth == 0)
-				break;
-			atom = MAX(total[depth], 1);
-			depth--;
-			break;
-		case '{': {
-			uint64_t m = 0, n;
-			const char *q = p + 1;
-
-			while (*q >= '0' && *q <= '9' && m <= REGEX_EXPANDED_MAX)
-				m = m * 10 + (uint64_t)(*q++ - '0');
-			n = m;
-			if (*q == ',') {
-				q++;
-				if (*q >= '0' && *q <= '9')
-					for (n = 0;
-					     *q >= '0' && *q <= '9' && n <= REGEX_EXPANDED_MAX;)
-						n = n * 10 + (uint64_t)(*q++ - '0');
-				else
-					n = m + 1; /* "{m,}": m copies and a star */
-			}
-			if (*q != '}')
-				break; /* not an interval */
-			after_repetition = true;
-			n = MAX(MIN(n, REGEX_EXPANDED_MAX + 1), 1);
-			total[depth] += last[depth] * (n - 1);
-			last[depth] *= n;
-			if (total[depth] > REGEX_EXPANDED_MAX)
-				return regex_too_large;
-			p = q;
-			continue;
-		}
-		case '+': /* "a+" is compiled as "aa*": one more copy, which "a++" doubles */
-			total[depth] += last[depth];
-			last[depth] *= 2;
-			after_repetition = true;
-			if (total[depth] > REGEX_EXPANDED_MAX)
-				return regex_too_large;
-			continue;
-		case '*':
-		case '?':
-			after_repetition = true;
-			continue;
-		case '|':
-		case '^':
-		case '$':
-			continue;
-		}
-		total[depth] += atom;
-		last[depth] = atom;
-		if (total[depth] > REGEX_EXPANDED_MAX)
-			return regex_too_large;
-	}
-	return NULL;
 }
 
 /*
