@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -10,12 +9,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "config-regex.h"
+#include "config-value.h"
 #include "config.h"
 #include "fs-util.h"
 #include "macro.h"
-#include "parse-util.h"
-#include "time-util.h"
 
 /*
  * Syntax (a subset of systemd.syntax(7)): "[Section]" lines, "Key=Value"
@@ -48,113 +45,87 @@ static const char *const section_names[_SECTION_MAX] = {
 	[SECTION_TARGET] = "Target.NAME",
 };
 
-typedef enum ValueKind {
-	VALUE_BOOL,
-	VALUE_SIZE,	  /* bytes, > 0 */
-	VALUE_SIZE_LIMIT, /* bytes or "infinity" */
-	VALUE_COUNT_LIMIT,
-	VALUE_TIME_LIMIT,
-	VALUE_TIMEOUT, /* finite time span, > 0 */
-	VALUE_STORAGE,
-	VALUE_TARGET_TYPE,
-	VALUE_HTTP_METHOD,
-	VALUE_URL,
-	VALUE_PATH,
-	VALUE_REGEX_LIST,
-} ValueKind;
-
-typedef struct ConfigKey {
-	const char *name;
-	ValueKind kind;
-	size_t offset; /* in PstoredConfig or PstoredTarget */
+/* A key of a section: the type of its value, its field and its default. */
+typedef struct ConfigItem {
+	Section section;
+	const char *key;
+	const ConfigValueType *type;
+	size_t offset; /* in PstoredConfig, or in PstoredTarget for SECTION_TARGET */
 	const char *default_value;
-	bool zero_is_unlimited; /* limits: "0" means the same as "infinity" */
-} ConfigKey;
+} ConfigItem;
 
-static const ConfigKey archive_keys[] = {
-	{"Storage", VALUE_STORAGE, offsetof(PstoredConfig, storage), "both"},
-	{"Unlink", VALUE_BOOL, offsetof(PstoredConfig, unlink), "yes"},
-	{"KeepConsole", VALUE_BOOL, offsetof(PstoredConfig, keep_console), "yes"},
-	{"MaxRecordSize", VALUE_SIZE, offsetof(PstoredConfig, max_record_size), "1M"},
-	{"MaxParts", VALUE_COUNT_LIMIT, offsetof(PstoredConfig, max_parts), "1024"},
-	{"MaxLogSize", VALUE_SIZE, offsetof(PstoredConfig, max_log_size), "8M"},
-	{"MaxRecordsPerRun", VALUE_COUNT_LIMIT, offsetof(PstoredConfig, max_records_per_run),
-	 "4096"},
-	{"MaxBytesPerRun", VALUE_SIZE_LIMIT, offsetof(PstoredConfig, max_bytes_per_run), "64M"},
+/* A row of config_items; base is the struct that holds the field. */
+#define CONFIG_ITEM(section, base, key, type, field, default_value)                                \
+	{                                                                                          \
+		section, key, &config_value_##type, offsetof(base, field), default_value           \
+	}
+#define ARCHIVE(...) CONFIG_ITEM(SECTION_ARCHIVE, PstoredConfig, __VA_ARGS__)
+#define STORE(...) CONFIG_ITEM(SECTION_STORE, PstoredConfig, __VA_ARGS__)
+#define TARGET(...) CONFIG_ITEM(SECTION_TARGET, PstoredTarget, __VA_ARGS__)
+
+/* The keys of pstored.conf(5), in the order of their JSON form. */
+static const ConfigItem config_items[] = {
+	ARCHIVE("Storage", storage, storage, "both"),
+	ARCHIVE("Unlink", boolean, unlink, "yes"),
+	ARCHIVE("KeepConsole", boolean, keep_console, "yes"),
+	ARCHIVE("MaxRecordSize", size, max_record_size, "1M"),
+	ARCHIVE("MaxParts", count_limit, max_parts, "1024"),
+	ARCHIVE("MaxLogSize", size, max_log_size, "8M"),
+	ARCHIVE("MaxRecordsPerRun", count_limit, max_records_per_run, "4096"),
+	ARCHIVE("MaxBytesPerRun", size_limit, max_bytes_per_run, "64M"),
+
+	STORE("MaxAge", time_limit, max_age_usec, "infinity"),
+	STORE("MaxUse", size_limit_or_zero, max_use, "256M"),
+	STORE("MaxCrashes", count_limit_or_zero, max_crashes, "1000"),
+	STORE("KeepUnsent", boolean, keep_unsent, "yes"),
+
+	TARGET("Type", target_type, type, ""),
+	TARGET("URL", url, url, ""),
+	TARGET("Method", http_method, method, "PUT"),
+	TARGET("CAFile", path, ca_file, ""),
+	TARGET("ClientCertificate", path, client_certificate, ""),
+	TARGET("ClientKey", path, client_key, ""),
+	TARGET("TokenFile", path, token_file, ""),
+	TARGET("Timeout", timeout, timeout_usec, "30s"),
+	TARGET("MaxPerDay", count_limit, max_per_day, "32"),
+	TARGET("MaxBytesPerDay", size_limit, max_bytes_per_day, "24M"),
+	TARGET("MaxDocumentSize", size_limit, max_document_size, "4M"),
+	TARGET("Redact", boolean, redact, "yes"),
+	TARGET("RedactRegex", regex_list, redact_regex, ""),
+	TARGET("AllowInsecureCredentials", boolean, allow_insecure_credentials, "no"),
 };
 
-static const ConfigKey store_keys[] = {
-	{"MaxAge", VALUE_TIME_LIMIT, offsetof(PstoredConfig, max_age_usec), "infinity", true},
-	{"MaxUse", VALUE_SIZE_LIMIT, offsetof(PstoredConfig, max_use), "256M", true},
-	{"MaxCrashes", VALUE_COUNT_LIMIT, offsetof(PstoredConfig, max_crashes), "1000", true},
-	{"KeepUnsent", VALUE_BOOL, offsetof(PstoredConfig, keep_unsent), "yes"},
-};
-
-static const ConfigKey target_keys[] = {
-	{"Type", VALUE_TARGET_TYPE, offsetof(PstoredTarget, type), ""},
-	{"URL", VALUE_URL, offsetof(PstoredTarget, url), ""},
-	{"Method", VALUE_HTTP_METHOD, offsetof(PstoredTarget, method), "PUT"},
-	{"CAFile", VALUE_PATH, offsetof(PstoredTarget, ca_file), ""},
-	{"ClientCertificate", VALUE_PATH, offsetof(PstoredTarget, client_certificate), ""},
-	{"ClientKey", VALUE_PATH, offsetof(PstoredTarget, client_key), ""},
-	{"TokenFile", VALUE_PATH, offsetof(PstoredTarget, token_file), ""},
-	{"Timeout", VALUE_TIMEOUT, offsetof(PstoredTarget, timeout_usec), "30s"},
-	{"MaxPerDay", VALUE_COUNT_LIMIT, offsetof(PstoredTarget, max_per_day), "32"},
-	{"MaxBytesPerDay", VALUE_SIZE_LIMIT, offsetof(PstoredTarget, max_bytes_per_day), "24M"},
-	{"MaxDocumentSize", VALUE_SIZE_LIMIT, offsetof(PstoredTarget, max_document_size), "4M"},
-	{"Redact", VALUE_BOOL, offsetof(PstoredTarget, redact), "yes"},
-	{"RedactRegex", VALUE_REGEX_LIST, offsetof(PstoredTarget, redact_regex), ""},
-	{"AllowInsecureCredentials", VALUE_BOOL,
-	 offsetof(PstoredTarget, allow_insecure_credentials), "no"},
-};
-
-static const struct {
-	const ConfigKey *keys;
-	size_t n_keys;
-} section_keys[_SECTION_MAX] = {
-	[SECTION_ARCHIVE] = {archive_keys, ARRAY_SIZE(archive_keys)},
-	[SECTION_STORE] = {store_keys, ARRAY_SIZE(store_keys)},
-	[SECTION_TARGET] = {target_keys, ARRAY_SIZE(target_keys)},
-};
-
-static const char *const storage_names[] = {
-	[PSTORED_STORAGE_BOTH] = "both",
-	[PSTORED_STORAGE_STORE] = "store",
-	[PSTORED_STORAGE_JOURNAL] = "journal",
-	[PSTORED_STORAGE_NONE] = "none",
-};
-
-static const char *const target_type_names[] = {
-	[PSTORED_TARGET_JOURNAL_REMOTE] = "journal-remote",
-	[PSTORED_TARGET_HTTP_JSON] = "http-json",
-};
-
-static const char *const http_method_names[] = {
-	[PSTORED_HTTP_PUT] = "PUT",
-	[PSTORED_HTTP_POST] = "POST",
-};
-
-DEFINE_STRING_TABLE_TO_STRING(pstored_storage, PstoredStorage, storage_names, _PSTORED_STORAGE_MAX)
-DEFINE_STRING_TABLE_TO_STRING(pstored_target_type, PstoredTargetType, target_type_names,
-			      _PSTORED_TARGET_TYPE_MAX)
-DEFINE_STRING_TABLE_TO_STRING(pstored_http_method, PstoredHttpMethod, http_method_names,
-			      _PSTORED_HTTP_METHOD_MAX)
-
-static int string_table_lookup(const char *const *table, size_t n, const char *s)
+/* The key of that name in that section, or NULL. */
+static const ConfigItem *config_item_find(Section section, const char *key)
 {
-	for (size_t i = 0; i < n; i++)
-		if (table[i] && streq(table[i], s))
-			return (int)i;
-	return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(config_items); i++)
+		if (config_items[i].section == section && streq(config_items[i].key, key))
+			return &config_items[i];
+	return NULL;
 }
 
-static void strv_free(char **l)
+/* Parses value into the field of item in base, see ConfigValueType.parse. */
+static int config_item_assign(const ConfigItem *item, void *base, const char *value,
+			      char **ret_detail)
 {
-	if (!l)
-		return;
-	for (char **p = l; *p; p++)
-		free(*p);
-	free(l);
+	return item->type->parse(value, (char *)base + item->offset, ret_detail);
+}
+
+/* Sets the keys of a section (base: the configuration or the target) to their defaults. */
+static int config_section_apply_defaults(Section section, void *base)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_items); i++) {
+		_cleanup_free_ char *detail = NULL;
+		int r;
+
+		if (config_items[i].section != section)
+			continue;
+		r = config_item_assign(&config_items[i], base, config_items[i].default_value,
+				       &detail);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 static void target_done(PstoredTarget *t)
@@ -190,242 +161,6 @@ const PstoredTarget *pstored_config_find_target(const PstoredConfig *c, const ch
 	return NULL;
 }
 
-/* What a value of each kind looks like, for error messages. */
-static const char *value_kind_expected(const ConfigKey *k)
-{
-	switch (k->kind) {
-	case VALUE_BOOL:
-		return "expected yes or no (also true/false, on/off, 1/0)";
-	case VALUE_SIZE:
-		return "expected a size in bytes greater than 0, like 512K or 1M (K, M, G, T are "
-		       "powers of 1024)";
-	case VALUE_SIZE_LIMIT:
-		return k->zero_is_unlimited
-			       ? "expected a size like 256M (K, M, G, T are powers of "
-				 "1024), or 0 or infinity for no limit"
-			       : "expected a size greater than 0 like 4M (K, M, G, T are "
-				 "powers of 1024), or infinity for no limit";
-	case VALUE_COUNT_LIMIT:
-		return k->zero_is_unlimited
-			       ? "expected a number, or 0 or infinity for no limit"
-			       : "expected a number greater than 0, or infinity for no limit";
-	case VALUE_TIME_LIMIT:
-		return "expected a time span like 30d or 12h (units us, ms, s, min, h, d, w, M, "
-		       "y), "
-		       "or 0 or infinity for no limit";
-	case VALUE_TIMEOUT:
-		return "expected a time span greater than 0 like 30s or 2min (units us, ms, s, "
-		       "min, "
-		       "h, d, w)";
-	case VALUE_STORAGE:
-		return "expected both, store, journal or none";
-	case VALUE_TARGET_TYPE:
-		return "expected journal-remote or http-json";
-	case VALUE_HTTP_METHOD:
-		return "expected PUT or POST";
-	case VALUE_URL:
-		return "expected an http:// or https:// URL";
-	case VALUE_PATH:
-		return "expected an absolute path";
-	case VALUE_REGEX_LIST:
-		return "expected a POSIX extended regular expression (regex(7))";
-	}
-	return "invalid value";
-}
-
-static bool has_control_chars(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < ' ' || *s == 0x7f)
-			return true;
-	return false;
-}
-
-static int parse_limit(const ConfigKey *k, const char *value, uint64_t *ret)
-{
-	uint64_t v;
-	int r;
-
-	if (streq(value, "infinity")) {
-		*ret = PSTORED_CONFIG_UNLIMITED;
-		return 0;
-	}
-	switch (k->kind) {
-	case VALUE_SIZE:
-	case VALUE_SIZE_LIMIT:
-		r = parse_size(value, &v);
-		break;
-	case VALUE_COUNT_LIMIT:
-		r = parse_uint64(value, &v);
-		break;
-	default:
-		r = parse_timespan(value, USEC_PER_SEC, &v);
-		break;
-	}
-	if (r < 0)
-		return r;
-	/* Values must fit in JSON integers (int64) and leave UINT64_MAX for "no limit". */
-	if (v > INT64_MAX)
-		return -ERANGE;
-	if (v == 0) {
-		if (!k->zero_is_unlimited)
-			return -EINVAL;
-		v = PSTORED_CONFIG_UNLIMITED;
-	}
-	*ret = v;
-	return 0;
-}
-
-/*
- * Parses value into the field of k in base. On failure returns -EINVAL or
- * -ERANGE, and may set *ret_detail to a more precise reason (owned by the
- * caller) than value_kind_expected().
- */
-static int config_key_assign(const ConfigKey *k, void *base, const char *value, char **ret_detail)
-{
-	void *field = (char *)base + k->offset;
-	int r;
-
-	switch (k->kind) {
-	case VALUE_BOOL:
-		return parse_boolean(value, field);
-
-	case VALUE_SIZE:
-		if (streq(value, "infinity"))
-			return -EINVAL;
-		return parse_limit(k, value, field);
-	case VALUE_SIZE_LIMIT:
-	case VALUE_COUNT_LIMIT:
-	case VALUE_TIME_LIMIT:
-		return parse_limit(k, value, field);
-
-	case VALUE_TIMEOUT: {
-		uint64_t v;
-
-		r = parse_timespan(value, USEC_PER_SEC, &v);
-		if (r < 0)
-			return r;
-		if (v == 0 || v == USEC_INFINITY || v > INT64_MAX)
-			return -EINVAL;
-		*(uint64_t *)field = v;
-		return 0;
-	}
-
-	case VALUE_STORAGE:
-		r = string_table_lookup(storage_names, ARRAY_SIZE(storage_names), value);
-		if (r < 0)
-			return r;
-		*(PstoredStorage *)field = (PstoredStorage)r;
-		return 0;
-
-	case VALUE_TARGET_TYPE:
-		if (value[0] == '\0') {
-			*(PstoredTargetType *)field = _PSTORED_TARGET_TYPE_INVALID;
-			return 0;
-		}
-		r = string_table_lookup(target_type_names, ARRAY_SIZE(target_type_names), value);
-		if (r < 0)
-			return r;
-		*(PstoredTargetType *)field = (PstoredTargetType)r;
-		return 0;
-
-	case VALUE_HTTP_METHOD:
-		r = string_table_lookup(http_method_names, ARRAY_SIZE(http_method_names), value);
-		if (r < 0)
-			return r;
-		*(PstoredHttpMethod *)field = (PstoredHttpMethod)r;
-		return 0;
-
-	case VALUE_URL:
-	case VALUE_PATH: {
-		char **s = field;
-		char *copy = NULL;
-
-		if (value[0] != '\0') {
-			if (has_control_chars(value) ||
-			    (k->kind == VALUE_URL && strchr(value, ' ')))
-				return -EINVAL;
-			if (k->kind == VALUE_PATH && value[0] != '/')
-				return -EINVAL;
-			if (k->kind == VALUE_URL) {
-				const char *host;
-
-				if (strneq(value, "https://", 8))
-					host = value + 8;
-				else if (strneq(value, "http://", 7))
-					host = value + 7;
-				else
-					return -EINVAL;
-				if (host[0] == '\0' || host[0] == '/')
-					return -EINVAL;
-			}
-			copy = strdup(value);
-			if (!copy)
-				return -ENOMEM;
-		}
-		free(*s);
-		*s = copy;
-		return 0;
-	}
-
-	case VALUE_REGEX_LIST: {
-		char ***list = field;
-		const char *why;
-		size_t n = 0;
-		char **l;
-		regex_t re;
-
-		if (value[0] == '\0') {
-			strv_free(*list);
-			l = calloc(1, sizeof(char *));
-			if (!l)
-				return -ENOMEM;
-			*list = l;
-			return 0;
-		}
-
-		why = regex_check_size(value);
-		if (why) {
-			*ret_detail = strdup(why);
-			return -EINVAL;
-		}
-		r = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
-		if (r != 0) {
-			char buf[256];
-
-			regerror(r, &re, buf, sizeof(buf));
-			if (asprintf(ret_detail, "%s (regex(7))", buf) < 0)
-				*ret_detail = NULL;
-			return -EINVAL;
-		}
-		regfree(&re);
-
-		while ((*list)[n])
-			n++;
-		l = realloc(*list, (n + 2) * sizeof(char *));
-		if (!l)
-			return -ENOMEM;
-		*list = l;
-		l[n] = strdup(value);
-		if (!l[n])
-			return -ENOMEM;
-		l[n + 1] = NULL;
-		return 0;
-	}
-	}
-	return -EINVAL;
-}
-
-static int config_keys_apply_defaults(const ConfigKey *keys, size_t n, void *base)
-{
-	for (size_t i = 0; i < n; i++) {
-		int r = config_key_assign(&keys[i], base, keys[i].default_value, NULL);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 /* The count of the regex list of a target, kept next to the NULL-terminated list. */
 static void target_update_counts(PstoredTarget *t)
 {
@@ -442,10 +177,10 @@ int pstored_config_new_default(PstoredConfig **ret)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	r = config_keys_apply_defaults(archive_keys, ARRAY_SIZE(archive_keys), c);
+	r = config_section_apply_defaults(SECTION_ARCHIVE, c);
 	if (r < 0)
 		return r;
-	r = config_keys_apply_defaults(store_keys, ARRAY_SIZE(store_keys), c);
+	r = config_section_apply_defaults(SECTION_STORE, c);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(c);
@@ -599,7 +334,7 @@ static int loader_add_target(ConfigFile *f, const char *name, size_t *ret)
 	origins[n].path = strdup(f->path);
 	if (!t->name || !origins[n].path)
 		return -ENOMEM;
-	r = config_keys_apply_defaults(target_keys, ARRAY_SIZE(target_keys), t);
+	r = config_section_apply_defaults(SECTION_TARGET, t);
 	if (r < 0)
 		return r;
 	target_update_counts(t);
@@ -725,24 +460,15 @@ static int config_file_split_assignment(ConfigFile *f, char *s, const char **ret
 	return 1;
 }
 
-static const ConfigKey *config_key_find(Section section, const char *name)
-{
-	for (size_t i = 0; i < section_keys[section].n_keys; i++)
-		if (streq(section_keys[section].keys[i].name, name))
-			return &section_keys[section].keys[i];
-	return NULL;
-}
-
 static int config_file_unknown_key(ConfigFile *f, const char *key)
 {
 	for (Section s = SECTION_ARCHIVE; s < _SECTION_MAX; s++)
-		if (s != f->section && config_key_find(s, key))
+		if (s != f->section && config_item_find(s, key))
 			return config_file_warn(f, NULL,
 						"unknown key '%s' in section [%s] (%s= belongs "
 						"in section [%s])",
 						key, f->section_name, key, section_names[s]);
-	return config_file_warn(f, NULL, "unknown key '%s' in section [%s]", key,
-				f->section_name);
+	return config_file_warn(f, NULL, "unknown key '%s' in section [%s]", key, f->section_name);
 }
 
 /* Sets key of the current section to value. Returns 0, or -ENOMEM. */
@@ -750,11 +476,11 @@ static int config_file_assign(ConfigFile *f, const char *name, const char *value
 {
 	_cleanup_free_ char *detail = NULL, *done = NULL;
 	const char *section = f->section_name;
-	const ConfigKey *k;
+	const ConfigItem *k;
 	void *base;
 	int r;
 
-	k = config_key_find(f->section, name);
+	k = config_item_find(f->section, name);
 	if (!k)
 		return config_file_unknown_key(f, name);
 
@@ -762,7 +488,7 @@ static int config_file_assign(ConfigFile *f, const char *name, const char *value
 		TargetOrigin *o = &f->loader->origins[f->target];
 
 		base = &f->loader->config->targets[f->target];
-		if (k->kind == VALUE_HTTP_METHOD) {
+		if (k->type == &config_value_http_method) {
 			free(o->method_path);
 			o->method_path = strdup(f->path);
 			if (!o->method_path)
@@ -772,7 +498,7 @@ static int config_file_assign(ConfigFile *f, const char *name, const char *value
 	} else
 		base = f->loader->config;
 
-	r = config_key_assign(k, base, value[0] ? value : k->default_value, &detail);
+	r = config_item_assign(k, base, value[0] ? value : k->default_value, &detail);
 	if (r == -ENOMEM)
 		return r;
 	if (r >= 0) {
@@ -789,10 +515,11 @@ static int config_file_assign(ConfigFile *f, const char *name, const char *value
 		return -ENOMEM;
 	}
 	if (r == -ERANGE)
-		return config_file_warn(f, done, "value '%s' of key '%s' in section [%s] is too large",
+		return config_file_warn(f, done,
+					"value '%s' of key '%s' in section [%s] is too large",
 					value, name, section);
 	return config_file_warn(f, done, "invalid value '%s' for key '%s' in section [%s]: %s",
-				value, name, section, detail ?: value_kind_expected(k));
+				value, name, section, detail ?: k->type->expected);
 }
 
 /*
@@ -958,9 +685,9 @@ static int config_check_target(ConfigLoader *l, size_t i)
 	const char *insecure;
 
 	if (t->type == _PSTORED_TARGET_TYPE_INVALID)
-		return config_file_warn(&f, NULL,
-					"[Target.%s] has no Type= (set journal-remote or http-json)",
-					t->name);
+		return config_file_warn(
+			&f, NULL, "[Target.%s] has no Type= (set journal-remote or http-json)",
+			t->name);
 	if (!t->url)
 		return config_file_warn(&f, NULL, "[Target.%s] has no URL=", t->name);
 	if (t->type == PSTORED_TARGET_JOURNAL_REMOTE && o->method_line > 0) {
@@ -1210,65 +937,23 @@ int pstored_config_load(const char *path, const char *root, PstoredConfig **ret,
 	return 0;
 }
 
-static json_t *json_limit(uint64_t v)
-{
-	return v == PSTORED_CONFIG_UNLIMITED ? json_string("infinity")
-					     : json_integer((json_int_t)v);
-}
-
-static json_t *config_key_to_json(const ConfigKey *k, const void *base)
-{
-	const void *field = (const char *)base + k->offset;
-
-	switch (k->kind) {
-	case VALUE_BOOL:
-		return json_boolean(*(const bool *)field);
-	case VALUE_SIZE:
-	case VALUE_SIZE_LIMIT:
-	case VALUE_COUNT_LIMIT:
-	case VALUE_TIME_LIMIT:
-	case VALUE_TIMEOUT:
-		return json_limit(*(const uint64_t *)field);
-	case VALUE_STORAGE:
-		return json_string(pstored_storage_to_string(*(const PstoredStorage *)field));
-	case VALUE_TARGET_TYPE:
-		return json_string(
-			pstored_target_type_to_string(*(const PstoredTargetType *)field));
-	case VALUE_HTTP_METHOD:
-		return json_string(
-			pstored_http_method_to_string(*(const PstoredHttpMethod *)field));
-	case VALUE_URL:
-	case VALUE_PATH: {
-		const char *s = *(char *const *)field;
-		return s ? json_string(s) : json_null();
-	}
-	case VALUE_REGEX_LIST: {
-		json_t *a = json_array();
-
-		if (!a)
-			return NULL;
-		for (char *const *p = *(char **const *)field; *p; p++)
-			if (json_array_append_new(a, json_string(*p)) < 0) {
-				json_decref(a);
-				return NULL;
-			}
-		return a;
-	}
-	}
-	return NULL;
-}
-
-static json_t *config_keys_to_json(const ConfigKey *keys, size_t n, const void *base)
+/* The keys of a section (base: the configuration or a target) as a JSON object. */
+static json_t *config_section_to_json(Section section, const void *base)
 {
 	json_t *o = json_object();
 
 	if (!o)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (json_object_set_new(o, keys[i].name, config_key_to_json(&keys[i], base)) < 0) {
+	for (size_t i = 0; i < ARRAY_SIZE(config_items); i++) {
+		const ConfigItem *k = &config_items[i];
+
+		if (k->section == section &&
+		    json_object_set_new(o, k->key,
+					k->type->to_json((const char *)base + k->offset)) < 0) {
 			json_decref(o);
 			return NULL;
 		}
+	}
 	return o;
 }
 
@@ -1281,14 +966,11 @@ int pstored_config_to_json(const PstoredConfig *c, json_t **ret)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n_targets; i++)
 		if (json_object_set_new(targets, c->targets[i].name,
-					config_keys_to_json(target_keys, ARRAY_SIZE(target_keys),
-							    &c->targets[i])) < 0)
+					config_section_to_json(SECTION_TARGET, &c->targets[i])) < 0)
 			return -ENOMEM;
 
-	o = json_pack("{s:o,s:o,s:O}", "Archive",
-		      config_keys_to_json(archive_keys, ARRAY_SIZE(archive_keys), c), "Store",
-		      config_keys_to_json(store_keys, ARRAY_SIZE(store_keys), c), "Target",
-		      targets);
+	o = json_pack("{s:o,s:o,s:O}", "Archive", config_section_to_json(SECTION_ARCHIVE, c),
+		      "Store", config_section_to_json(SECTION_STORE, c), "Target", targets);
 	if (!o)
 		return -ENOMEM;
 	*ret = TAKE_PTR(o);
