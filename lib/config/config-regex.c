@@ -8,36 +8,98 @@
 #include "macro.h"
 
 #define REGEX_EXPANDED_MAX 10000
+#define REGEX_NULLABLE_MAX 1000
 #define REGEX_DEPTH_MAX 32
 
 static const char *const regex_too_large = "the expression is too large once its repetitions "
 					   "are expanded (nested {m,n} counts multiply); "
 					   "simplify it";
+static const char *const regex_too_many_empty = "the expression has more than 1000 parts that "
+						"can match the empty string (like 'a?', 'a*' "
+						"or '(a|)') once its repetitions are "
+						"expanded; simplify it";
 static const char *const regex_adjacent = "adjacent repetition operators (like 'a*+' or "
 					  "'a+{2}') are undefined in POSIX extended regular "
 					  "expressions";
 
-/* The size of the expression read so far, with its repetitions expanded. */
+/*
+ * A group (or the whole expression) read so far, with its repetitions
+ * expanded. glibc's regcomp() also needs memory that grows with the square
+ * of the copies of atoms that can match the empty string ("((a?){100}){100}"
+ * is 800 MB), so those are counted too; a group is such an atom when one of
+ * its alternatives has only such atoms.
+ */
+typedef struct RegexLevel {
+	uint64_t total;		/* copies of atoms */
+	uint64_t last;		/* copies of the last atom (or group) */
+	uint64_t nullable;	/* copies of atoms that can match the empty string */
+	bool last_nullable;	/* the last atom can */
+	unsigned required;	/* atoms of the current alternative that cannot */
+	bool empty_alternative; /* an alternative before can match the empty string */
+} RegexLevel;
+
 typedef struct RegexSize {
-	uint64_t total[REGEX_DEPTH_MAX + 1]; /* copies of atoms in each open group */
-	uint64_t last[REGEX_DEPTH_MAX + 1];  /* copies of the last atom (or group) of each */
-	size_t depth;			     /* groups open, 0 at the top level */
+	RegexLevel level[REGEX_DEPTH_MAX + 1];
+	size_t depth; /* groups open, 0 at the top level */
 } RegexSize;
 
-/* Adds an atom of that many copies (1, or the size of a group just closed). */
-static bool regex_size_add(RegexSize *s, uint64_t atom)
+/* Returns NULL while the expression is small enough, else why not. */
+static const char *regex_size_check(const RegexSize *s)
 {
-	s->total[s->depth] += atom;
-	s->last[s->depth] = atom;
-	return s->total[s->depth] <= REGEX_EXPANDED_MAX;
+	const RegexLevel *l = &s->level[s->depth];
+
+	if (l->total > REGEX_EXPANDED_MAX)
+		return regex_too_large;
+	if (l->nullable > REGEX_NULLABLE_MAX)
+		return regex_too_many_empty;
+	return NULL;
 }
 
-/* The last atom is now there n times. Returns false when the total is too large. */
-static bool regex_size_repeat(RegexSize *s, uint64_t n)
+/* Adds an atom of that many copies (1, or the size of a group just closed). */
+static void regex_size_add(RegexSize *s, uint64_t atom, bool nullable)
 {
-	s->total[s->depth] += s->last[s->depth] * (n - 1);
-	s->last[s->depth] *= n;
-	return s->total[s->depth] <= REGEX_EXPANDED_MAX;
+	RegexLevel *l = &s->level[s->depth];
+
+	l->total += atom;
+	l->last = atom;
+	l->last_nullable = nullable;
+	if (nullable)
+		l->nullable += atom;
+	else
+		l->required++;
+}
+
+/* The last atom may now be left out ('?', '*', "{0,n}"): it can match the empty string. */
+static void regex_size_optional(RegexSize *s)
+{
+	RegexLevel *l = &s->level[s->depth];
+
+	if (l->last_nullable || l->required == 0)
+		return;
+	l->nullable += l->last;
+	l->last_nullable = true;
+	l->required--;
+}
+
+/* The last atom is now there n times. */
+static void regex_size_repeat(RegexSize *s, uint64_t n)
+{
+	RegexLevel *l = &s->level[s->depth];
+
+	if (l->last_nullable)
+		l->nullable += l->last * (n - 1);
+	l->total += l->last * (n - 1);
+	l->last *= n;
+}
+
+/* At a '|', and at the ')' that ends the last alternative. */
+static void regex_size_end_alternative(RegexSize *s)
+{
+	RegexLevel *l = &s->level[s->depth];
+
+	if (l->required == 0)
+		l->empty_alternative = true;
+	l->required = 0;
 }
 
 /* At a '('. Returns false when groups are nested too deep. */
@@ -46,17 +108,21 @@ static bool regex_size_open_group(RegexSize *s)
 	if (s->depth >= REGEX_DEPTH_MAX)
 		return false;
 	s->depth++;
-	s->total[s->depth] = s->last[s->depth] = 0;
+	s->level[s->depth] = (RegexLevel){};
 	return true;
 }
 
-/* At a ')' that closes a group. Returns the group's size: one atom of the level above. */
-static uint64_t regex_size_close_group(RegexSize *s)
+/* At a ')' that closes a group: the group becomes an atom of the level above. */
+static void regex_size_close_group(RegexSize *s)
 {
-	uint64_t atom = MAX(s->total[s->depth], 1);
+	const RegexLevel *l = &s->level[s->depth];
+	uint64_t atom = MAX(l->total, 1);
+	bool nullable;
 
+	regex_size_end_alternative(s);
+	nullable = l->empty_alternative;
 	s->depth--;
-	return atom;
+	regex_size_add(s, atom, nullable);
 }
 
 /*
@@ -97,10 +163,11 @@ static uint64_t regex_parse_count(const char **p)
 
 /*
  * p is at a '{'. If an interval "{m}", "{m,}" or "{m,n}" starts there, returns
- * its '}' and in *ret_n the copies it makes of its operand (1 to
- * REGEX_EXPANDED_MAX + 1); else NULL: the '{' is a plain character.
+ * its '}', in *ret_n the copies it makes of its operand (1 to
+ * REGEX_EXPANDED_MAX + 1) and in *ret_optional whether m is 0; else NULL:
+ * the '{' is a plain character.
  */
-static const char *regex_parse_interval(const char *p, uint64_t *ret_n)
+static const char *regex_parse_interval(const char *p, uint64_t *ret_n, bool *ret_optional)
 {
 	const char *q = p + 1;
 	uint64_t m, n;
@@ -116,18 +183,21 @@ static const char *regex_parse_interval(const char *p, uint64_t *ret_n)
 	if (*q != '}')
 		return NULL;
 	*ret_n = MAX(MIN(n, REGEX_EXPANDED_MAX + 1), 1);
+	*ret_optional = m == 0;
 	return q;
 }
 
 /*
  * If a repetition operator is at *p, returns the copies it makes of its
- * operand and moves *p to its last character; else returns 0.
+ * operand, tells in *ret_optional whether it may leave it out, and moves *p
+ * to its last character; else returns 0.
  */
-static uint64_t regex_parse_repetition(const char **p)
+static uint64_t regex_parse_repetition(const char **p, bool *ret_optional)
 {
 	const char *end;
 	uint64_t n;
 
+	*ret_optional = **p == '*' || **p == '?';
 	switch (**p) {
 	case '*':
 	case '?':
@@ -135,7 +205,7 @@ static uint64_t regex_parse_repetition(const char **p)
 	case '+': /* "a+" is compiled as "aa*": one more copy, which "a++" doubles */
 		return 2;
 	case '{':
-		end = regex_parse_interval(*p, &n);
+		end = regex_parse_interval(*p, &n, ret_optional);
 		if (!end)
 			return 0;
 		*p = end;
@@ -147,47 +217,41 @@ static uint64_t regex_parse_repetition(const char **p)
 const char *regex_check_size(const char *re)
 {
 	RegexSize s = {};
-	bool after_repetition = false;
+	bool after_repetition = false, optional;
+	const char *why;
 
 	for (const char *p = re; *p; p++) {
-		uint64_t atom = 1, n;
+		uint64_t n;
 
 		/* Stacked repetitions also make glibc's matcher take exponential time. */
 		if (after_repetition && strchr("*+?{", *p))
 			return regex_adjacent;
-		n = regex_parse_repetition(&p);
+		n = regex_parse_repetition(&p, &optional);
 		after_repetition = n > 0;
 		if (n > 0) {
-			if (!regex_size_repeat(&s, n))
+			if (optional)
+				regex_size_optional(&s);
+			regex_size_repeat(&s, n);
+		} else if (*p == '(') {
+			if (!regex_size_open_group(&s))
 				return regex_too_large;
-			continue;
-		}
-
-		switch (*p) {
-		case '\\':
-			if (p[1])
-				p++;
-			break;
-		case '[':
+		} else if (*p == ')' && s.depth > 0)
+			regex_size_close_group(&s);
+		else if (*p == '|')
+			regex_size_end_alternative(&s);
+		else if (*p == '[') {
 			p = regex_skip_bracket(p);
 			if (!p)
 				return NULL; /* unterminated: regcomp() refuses it */
-			break;
-		case '(':
-			if (!regex_size_open_group(&s))
-				return regex_too_large;
-			continue;
-		case ')':
-			if (s.depth > 0)
-				atom = regex_size_close_group(&s);
-			break;
-		case '|':
-		case '^':
-		case '$':
-			continue;
+			regex_size_add(&s, 1, false);
+		} else if (*p != '^' && *p != '$') {
+			if (*p == '\\' && p[1])
+				p++;
+			regex_size_add(&s, 1, false);
 		}
-		if (!regex_size_add(&s, atom))
-			return regex_too_large;
+		why = regex_size_check(&s);
+		if (why)
+			return why;
 	}
 	return NULL;
 }
