@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * pstorectl export ID [--output=FILE]: the crash as one JSON document, raw
- * records included (see lib/store/export.h), pretty unless --json=short.
+ * records included (see lib/upload/export.h), pretty unless --json=short.
  */
 
 #include <errno.h>
@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "crash-util.h"
-#include "store/export.h"
 #include "log.h"
 #include "pstorectl.h"
-#include "upload-document.h"
 #include "upload-options.h"
-#include "upload-redactor.h"
+#include "upload/document.h"
+#include "upload/export.h"
+#include "upload/redact-target.h"
 
 static const char *arg_output;
 static bool arg_redacted;
@@ -107,7 +107,7 @@ int verb_export(int argc, char *argv[])
 	if (r < 0)
 		return r;
 	if (arg_redacted) {
-		/* Exactly what a redacting target gets (daemon/upload-document.h). */
+		/* Exactly what a redacting target gets (lib/upload/document.h). */
 		_cleanup_(redactor_freep) Redactor *redactor = NULL;
 
 		r = load_redactor(&redactor);

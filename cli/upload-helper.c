@@ -7,7 +7,7 @@
  *                    [--dmi-dir=DIR] [--force] [--] [ID...]
  *
  * ID: full crash ids, which pstorectl resolved. Sends the crashes now,
- * without waiting for their backoff (daemon/upload.h), with a line per
+ * without waiting for their backoff (lib/upload/upload.h), with a line per
  * crash (a progress bar on a terminal) and a summary.
  */
 
@@ -22,7 +22,7 @@
 #include "log.h"
 #include "macro.h"
 #include "upload-options.h"
-#include "upload.h"
+#include "upload/upload.h"
 
 /* As pstorectl.h declares it, for crash-util.c. */
 const char *arg_store_dir;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "macro.h"
-#include "store/redact.h"
+#include "upload/redact.h"
 
 /* Criterion runs each case in a new process: the strings must be in the struct. */
 typedef struct RedactCase {

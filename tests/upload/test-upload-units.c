@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "macro.h"
-#include "upload-journal.h"
-#include "upload-policy.h"
-#include "upload-url.h"
+#include "upload/journal-export.h"
+#include "upload/policy.h"
+#include "upload/url.h"
 
 static char *export_fields(const char *const *pairs, size_t n, size_t *ret_len)
 {

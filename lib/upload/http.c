@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http.h"
 #include "macro.h"
 #include "time-util.h"
-#include "upload-http.h"
 
 /* Enough of an error page to tell the user what the server said. */
 #define RESPONSE_BODY_MAX 1024

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "document.h"
+#include "export.h"
 #include "fs-util.h"
+#include "journal-export.h"
 #include "macro.h"
-#include "store/export.h"
-#include "upload-document.h"
-#include "upload-journal.h"
 
 void upload_document_done(UploadDocument *d)
 {

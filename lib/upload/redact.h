@@ -48,7 +48,7 @@ int redact_text(const Redactor *r, const char *text, size_t len, char **ret, siz
 int redact_json_strings(const Redactor *r, json_t *v);
 
 /*
- * Redacts an export document (store/export.h) in place: every string, and
+ * Redacts an export document (export.h) in place: every string, and
  * the raw records: a text record (dmesg, console, pmsg, ftrace) is decoded,
  * redacted and encoded again; a compressed one loses its "data" (its text
  * is in "dmesg", redacted) and gets "data_omitted": "redacted"; binary

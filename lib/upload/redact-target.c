@@ -7,7 +7,7 @@
 #include "fs-util.h"
 #include "log.h"
 #include "macro.h"
-#include "upload-redactor.h"
+#include "redact-target.h"
 
 static int add_dmi_serials(Redactor *r, const char *dmi_dir)
 {

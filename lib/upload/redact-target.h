@@ -7,7 +7,7 @@
  */
 
 #include "config/config.h"
-#include "store/redact.h"
+#include "redact.h"
 
 /*
  * The redaction rules of a target (cfg NULL: the built-in ones): addresses,

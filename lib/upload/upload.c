@@ -22,20 +22,20 @@
 #include <curl/curl.h>
 #include <systemd/sd-id128.h>
 
+#include "document.h"
+#include "export.h"
 #include "fs-util.h"
+#include "http.h"
+#include "journal-export.h"
 #include "log.h"
 #include "macro.h"
-#include "store/export.h"
-#include "store/redact.h"
+#include "policy.h"
+#include "redact-target.h"
+#include "redact.h"
 #include "store/store.h"
 #include "time-util.h"
-#include "upload-document.h"
-#include "upload-http.h"
-#include "upload-journal.h"
-#include "upload-policy.h"
-#include "upload-redactor.h"
-#include "upload-url.h"
 #include "upload.h"
+#include "url.h"
 
 /* A token is a line of text; a bigger file is not a token file. */
 #define TOKEN_FILE_MAX 16384

@@ -32,7 +32,7 @@ int journal_export_end_entry(FILE *f);
 
 /*
  * The journal entry of a crash: the fields of the local entry
- * (journal_crash_fields(), journal-fields.h), after the trusted fields the
+ * (journal_crash_fields(), store/journal-fields.h), after the trusted fields the
  * collector would otherwise take from the sending connection:
  * __REALTIME_TIMESTAMP (when the crash was archived, as the local entry),
  * _BOOT_ID, _MACHINE_ID, _HOSTNAME. dmesg is the log to send, already

@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "store.h"
+#include "store/store.h"
 
 #define CRASH_EXPORT_VERSION 1
 

@@ -4,19 +4,19 @@
 /*
  * The documents the targets send, built from the store:
  *
- *	http-json        the export document of the crash (store/export.h)
+ *	http-json        the export document of the crash (export.h)
  *	                 without its local "upload" bookkeeping, redacted when
  *	                 the target redacts, as compact JSON with sorted keys and
  *	                 a final newline: byte for byte what
  *	                 "pstorectl export --redacted --json=short" prints
  *	journal-remote   one entry in the journal export format, the fields of
- *	                 the local journal entry (upload-journal.h)
+ *	                 the local journal entry (journal-export.h)
  */
 
 #include <jansson.h>
 #include <stddef.h>
 
-#include "store/redact.h"
+#include "redact.h"
 #include "store/store.h"
 
 typedef struct UploadDocumentContext {

@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "journal-fields.h"
+#include "journal-export.h"
 #include "macro.h"
-#include "upload-journal.h"
+#include "store/journal-fields.h"
 
 bool journal_field_name_is_valid(const char *name)
 {
