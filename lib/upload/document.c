@@ -18,18 +18,19 @@ void upload_document_done(UploadDocument *d)
 	*d = (UploadDocument){};
 }
 
-int upload_document_json_object(Store *s, const char *id, const Redactor *redactor, json_t **ret)
+int upload_document_json_object(Store *s, const char *id, const UploadRedactor *redactor,
+				json_t **ret)
 {
 	json_auto_t *doc = NULL;
 	int r;
 
-	r = crash_export_json(s, id, &doc);
+	r = upload_export_json(s, id, &doc);
 	if (r < 0)
 		return r;
 	/* Where this machine sent the crash is nobody else's business, and changes. */
 	(void)json_object_del(doc, "upload");
 	if (redactor) {
-		r = redact_export_document(redactor, doc);
+		r = upload_redact_export_document(redactor, doc);
 		if (r < 0)
 			return r;
 	}
@@ -83,7 +84,7 @@ int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
 	r = store_crash_path(c->store, id, "dmesg.txt", &path);
 	if (r < 0)
 		return r;
-	r = read_full_file_at(AT_FDCWD, path, CRASH_EXPORT_FILE_MAX, &log, &log_len);
+	r = read_full_file_at(AT_FDCWD, path, UPLOAD_EXPORT_FILE_MAX, &log, &log_len);
 	if (r < 0 && r != -ENOENT)
 		return r;
 
@@ -92,14 +93,14 @@ int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
 		redacted_crash = json_deep_copy(c->crash);
 		if (!redacted_crash)
 			return -ENOMEM;
-		r = redact_json_strings(c->redactor, redacted_crash);
+		r = upload_redact_json_strings(c->redactor, redacted_crash);
 		if (r < 0)
 			return r;
 		crash = redacted_crash;
 		if (log) {
 			char *text;
 
-			r = redact_text(c->redactor, log, log_len, &text, &log_len);
+			r = upload_redact_text(c->redactor, log, log_len, &text, &log_len);
 			if (r < 0)
 				return r;
 			free(log);
@@ -110,14 +111,14 @@ int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return -ENOMEM;
-	JournalCrashEntry e = {
+	UploadJournalEntry e = {
 		.crash = crash,
 		.dmesg = log,
 		.dmesg_len = log_len,
 		.hostname = c->hostname,
 		.machine_id = c->machine_id,
 	};
-	r = journal_export_crash(f, &e);
+	r = upload_journal_crash(f, &e);
 	if (fclose(f) != 0 && r == 0)
 		r = -ENOMEM;
 	if (r < 0)

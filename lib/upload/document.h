@@ -22,7 +22,7 @@
 typedef struct UploadDocumentContext {
 	Store *store;
 	json_t *crash;		  /* crash.json */
-	const Redactor *redactor; /* NULL: send as stored */
+	const UploadRedactor *redactor; /* NULL: send as stored */
 	const char *hostname;
 	const char *machine_id;
 } UploadDocumentContext;
@@ -34,7 +34,8 @@ typedef struct UploadDocument {
 } UploadDocument;
 
 /* The http-json document as JSON (what "pstorectl export --redacted" prints). */
-int upload_document_json_object(Store *s, const char *id, const Redactor *redactor, json_t **ret);
+int upload_document_json_object(Store *s, const char *id, const UploadRedactor *redactor,
+				json_t **ret);
 int upload_document_json(const UploadDocumentContext *c, UploadDocument *ret);
 int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret);
 void upload_document_done(UploadDocument *d);

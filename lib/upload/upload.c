@@ -30,7 +30,6 @@
 #include "log.h"
 #include "macro.h"
 #include "policy.h"
-#include "redact-target.h"
 #include "redact.h"
 #include "store/store.h"
 #include "time-util.h"
@@ -47,7 +46,7 @@
 typedef struct TargetRun {
 	const PstoredTarget *cfg;
 	UploadHttp *http;
-	Redactor *redactor; /* NULL with Redact=no */
+	UploadRedactor *redactor; /* NULL with Redact=no */
 	char *masked_url;
 	UploadQuota quota;
 	usec_t throttled_until;
@@ -70,7 +69,7 @@ DEFINE_STRING_TABLE_TO_STRING(upload_result, UploadResult, upload_result_names, 
 static void target_run_done(TargetRun *t)
 {
 	upload_http_free(t->http);
-	redactor_free(t->redactor);
+	upload_redactor_free(t->redactor);
 	free(t->masked_url);
 	for (size_t i = 0; i < t->n_due; i++)
 		free(t->due[i]);
