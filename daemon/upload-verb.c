@@ -4,7 +4,7 @@
  * (after network-online.target, and again from pstored-upload.timer). Sends
  * what is due, logs one line per crash and a summary, and exits; a crash
  * that could not be delivered stays queued for the next run. It is the verb
- * of pstored-upload (upload-helper.c), which pstored runs for it.
+ * of pstored-upload (pstored-upload.c), which pstored runs for it.
  */
 
 #include <errno.h>
