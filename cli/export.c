@@ -103,7 +103,7 @@ int verb_export(int argc, char *argv[])
 	json_auto_t *doc = NULL;
 	int r;
 
-	r = open_crash(argv[1], &s, &id);
+	r = open_crash(arg_store_dir, argv[1], &s, &id);
 	if (r < 0)
 		return r;
 	if (arg_redacted) {

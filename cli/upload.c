@@ -62,7 +62,7 @@ int verb_upload(int argc, char *argv[])
 
 	/* Ids are resolved here, with the messages of every other verb. */
 	if (argc > 1) {
-		r = open_store(false, &s);
+		r = open_store(arg_store_dir, false, &s);
 		if (r < 0)
 			goto finish;
 	}
