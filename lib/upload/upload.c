@@ -287,6 +287,145 @@ typedef struct SendResult {
 } SendResult;
 
 /*
+ * The document of crash for t's collector. Returns 1 with *doc filled; 0 with res filled when
+ * the crash cannot be read (a store problem, not the collector's); <0 for local failures.
+ */
+static int build_document(TargetRun *t, Store *s, const HostFacts *host, json_t *crash,
+			  UploadDocument *doc, SendResult *res)
+{
+	UploadDocumentContext ctx = {
+		.store = s,
+		.crash = crash,
+		.redactor = t->redactor,
+		.hostname = host->hostname,
+		.machine_id = host->machine_id,
+	};
+	int r;
+
+	r = t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE ? upload_document_journal(&ctx, doc)
+							  : upload_document_json(&ctx, doc);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0) {
+		res->result = UPLOAD_RESULT_DEFERRED;
+		if (asprintf(&res->message, "cannot build the document: %s", strerror(-r)) < 0)
+			return log_oom();
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Whether a document of len bytes may go now. Returns 1 if so; 0 with res filled if not, and
+ * *ret_state too when it never may (over MaxDocumentSize); <0 for local failures.
+ */
+static int check_limits(TargetRun *t, size_t len, unsigned attempts, bool force, SendResult *res,
+			json_t **ret_state)
+{
+	char when[FORMAT_TIMESTAMP_MAX];
+	const char *frees_at;
+
+	if (len > t->cfg->max_document_size) {
+		res->result = UPLOAD_RESULT_FAILED;
+		if (asprintf(&res->message,
+			     "document is %zu bytes, over MaxDocumentSize=%" PRIu64
+			     " (raise it in [Target.%s] and run 'pstorectl upload --force')",
+			     len, t->cfg->max_document_size, t->cfg->name) < 0)
+			return log_oom();
+		*ret_state = json_pack("{s:s, s:I, s:s}", "state", "failed", "attempts",
+				       (json_int_t)attempts, "last_error", res->message);
+		return *ret_state ? 0 : log_oom();
+	}
+	if (force || upload_quota_allows(&t->quota, len))
+		return 1;
+
+	res->result = UPLOAD_RESULT_DEFERRED;
+	res->stop_target = t->quota.crashes >= t->quota.max_crashes;
+	frees_at = format_timestamp(when, upload_quota_frees_at(&t->quota), false) ?: "a day";
+	if (asprintf(&res->message,
+		     "daily limit reached (MaxPerDay=%" PRIu64 ", MaxBytesPerDay=%" PRIu64
+		     "): %" PRIu64 " crashes, %" PRIu64 " bytes sent in the last 24h; "
+		     "more can go after %s",
+		     t->cfg->max_per_day, t->cfg->max_bytes_per_day, t->quota.crashes,
+		     t->quota.bytes, frees_at) < 0)
+		return log_oom();
+	return 0;
+}
+
+/* Where crash goes: the collector's URL, or for http-json its template filled in. */
+static int target_url(TargetRun *t, const HostFacts *host, json_t *crash, const char *id,
+		      char **ret)
+{
+	const char *machine_id = json_string_value(json_object_get(crash, "machine_id"));
+	UploadUrlValues v = {
+		.id = id,
+		.hostname = host->hostname,
+		.machine_id = machine_id ?: host->machine_id,
+	};
+	int r;
+
+	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE) {
+		*ret = strdup(t->cfg->url);
+		return *ret ? 0 : log_oom();
+	}
+	r = upload_url_expand(t->cfg->url, &v, ret);
+	if (r == -EINVAL)
+		return log_error_errno(r,
+				       "[Target.%s] URL=%s: unknown {placeholder} (use {id}, "
+				       "{hostname}, {machine_id}).",
+				       t->cfg->name, t->masked_url);
+	return r < 0 ? log_oom() : 0;
+}
+
+static const char *target_method(const TargetRun *t)
+{
+	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE || t->cfg->method == PSTORED_HTTP_POST)
+		return "POST";
+	return "PUT";
+}
+
+/* The crash's new upload state after the collector's answer (or a network error). */
+static json_t *state_after_answer(TargetRun *t, const UploadHttpResponse *resp, bool is_put,
+				  unsigned attempts, usec_t now, size_t len, SendResult *res)
+{
+	UploadOutcome outcome =
+		resp->status == 0 ? UPLOAD_RETRY : upload_outcome_from_status(resp->status, is_put);
+	usec_t next;
+	json_t *state;
+
+	switch (outcome) {
+	case UPLOAD_SENT:
+		res->result = UPLOAD_RESULT_SENT;
+		upload_quota_count(&t->quota, now, now, len);
+		return json_pack("{s:s, s:I, s:I, s:I, s:i}", "state", "sent", "attempts",
+				 (json_int_t)attempts, "sent_at", (json_int_t)now, "bytes",
+				 (json_int_t)len, "status", (int)resp->status);
+	case UPLOAD_FAILED:
+		res->result = UPLOAD_RESULT_FAILED;
+		return json_pack("{s:s, s:I, s:s, s:i}", "state", "failed", "attempts",
+				 (json_int_t)attempts, "last_error", res->message, "status",
+				 (int)resp->status);
+	case UPLOAD_THROTTLED:
+	case UPLOAD_RETRY:
+		next = upload_next_attempt(now, attempts, resp->retry_after_usec);
+		res->result = UPLOAD_RESULT_DEFERRED;
+		/* A network error or a busy collector: the others would fare no better now. */
+		res->stop_target = resp->status == 0 || outcome == UPLOAD_THROTTLED;
+		state = json_pack("{s:s, s:I, s:I, s:s}", "state", "pending", "attempts",
+				  (json_int_t)attempts, "next_attempt", (json_int_t)next,
+				  "last_error", res->message);
+		if (state && outcome == UPLOAD_THROTTLED) {
+			t->throttled_until = next;
+			if (json_object_set_new(state, "throttled_until", json_integer(next)) < 0)
+				json_decref(TAKE_PTR(state));
+		}
+		return state;
+	default:
+		abort();
+	}
+}
+
+/*
  * Builds the document, sends it, and works out the new state. Returns <0
  * only for local failures that end the pass.
  */
@@ -299,83 +438,23 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 	_cleanup_(upload_document_done) UploadDocument doc = {};
 	_cleanup_free_ char *url = NULL;
 	UploadHttpResponse resp = {};
-	UploadOutcome outcome;
-	json_t *state;
+	json_t *state = NULL;
 	int r;
 
-	UploadDocumentContext ctx = {
-		.store = s,
-		.crash = crash,
-		.redactor = t->redactor,
-		.hostname = host->hostname,
-		.machine_id = host->machine_id,
-	};
-	r = t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE ? upload_document_journal(&ctx, &doc)
-							  : upload_document_json(&ctx, &doc);
-	if (r == -ENOMEM)
-		return log_oom();
-	if (r < 0) {
-		/* The crash cannot be read: a store problem, not the collector's. */
-		res->result = UPLOAD_RESULT_DEFERRED;
-		if (asprintf(&res->message, "cannot build the document: %s", strerror(-r)) < 0)
-			return log_oom();
-		*ret_state = NULL;
-		return 0;
-	}
+	*ret_state = NULL;
+	r = build_document(t, s, host, crash, &doc, res);
+	if (r <= 0)
+		return r;
 	res->bytes = doc.len;
-
-	if (doc.len > t->cfg->max_document_size) {
-		res->result = UPLOAD_RESULT_FAILED;
-		if (asprintf(&res->message,
-			     "document is %zu bytes, over MaxDocumentSize=%" PRIu64
-			     " (raise it in [Target.%s] and run 'pstorectl upload --force')",
-			     doc.len, t->cfg->max_document_size, t->cfg->name) < 0)
-			return log_oom();
-		state = json_pack("{s:s, s:I, s:s}", "state", "failed", "attempts",
-				  (json_int_t)attempts, "last_error", res->message);
-		*ret_state = state;
-		return state ? 0 : log_oom();
-	}
-	if (!force && !upload_quota_allows(&t->quota, doc.len)) {
-		char when[FORMAT_TIMESTAMP_MAX];
-
-		res->result = UPLOAD_RESULT_DEFERRED;
-		res->stop_target = t->quota.crashes >= t->quota.max_crashes;
-		if (asprintf(&res->message,
-			     "daily limit reached (MaxPerDay=%" PRIu64 ", MaxBytesPerDay=%" PRIu64
-			     "): %" PRIu64 " crashes, %" PRIu64 " bytes sent in the last 24h; "
-			     "more can go after %s",
-			     t->cfg->max_per_day, t->cfg->max_bytes_per_day, t->quota.crashes,
-			     t->quota.bytes,
-			     format_timestamp(when, upload_quota_frees_at(&t->quota), false)
-				     ?: "a day") < 0)
-			return log_oom();
-		*ret_state = NULL;
-		return 0;
-	}
-
-	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE)
-		url = strdup(t->cfg->url);
-	else {
-		UploadUrlValues v = {.id = id,
-				     .hostname = host->hostname,
-				     .machine_id =
-					     json_string_value(json_object_get(crash, "machine_id"))
-						     ?: host->machine_id};
-		r = upload_url_expand(t->cfg->url, &v, &url);
-		if (r == -EINVAL)
-			return log_error_errno(r,
-					       "[Target.%s] URL=%s: unknown {placeholder} (use "
-					       "{id}, {hostname}, {machine_id}).",
-					       t->cfg->name, t->masked_url);
-	}
-	if (!url)
-		return log_oom();
+	r = check_limits(t, doc.len, attempts, force, res, ret_state);
+	if (r <= 0)
+		return r;
+	r = target_url(t, host, crash, id, &url);
+	if (r < 0)
+		return r;
 
 	UploadHttpRequest req = {
-		.method = t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE ? "POST"
-			  : t->cfg->method == PSTORED_HTTP_POST		? "POST"
-									: "PUT",
+		.method = target_method(t),
 		.url = url,
 		.content_type = doc.content_type,
 		.idempotency_key = id,
@@ -387,48 +466,9 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 		return log_oom();
 
 	res->message = describe_response(url, &resp);
-	if (!res->message) {
-		upload_http_response_done(&resp);
-		return log_oom();
-	}
-
-	outcome = resp.status == 0
-			  ? UPLOAD_RETRY
-			  : upload_outcome_from_status(resp.status, streq(req.method, "PUT"));
-	switch (outcome) {
-	case UPLOAD_SENT:
-		res->result = UPLOAD_RESULT_SENT;
-		upload_quota_count(&t->quota, now, now, doc.len);
-		state = json_pack("{s:s, s:I, s:I, s:I, s:i}", "state", "sent", "attempts",
-				  (json_int_t)attempts, "sent_at", (json_int_t)now, "bytes",
-				  (json_int_t)doc.len, "status", (int)resp.status);
-		break;
-	case UPLOAD_FAILED:
-		res->result = UPLOAD_RESULT_FAILED;
-		state = json_pack("{s:s, s:I, s:s, s:i}", "state", "failed", "attempts",
-				  (json_int_t)attempts, "last_error", res->message, "status",
-				  (int)resp.status);
-		break;
-	case UPLOAD_THROTTLED:
-	case UPLOAD_RETRY: {
-		usec_t next = upload_next_attempt(now, attempts, resp.retry_after_usec);
-
-		res->result = UPLOAD_RESULT_DEFERRED;
-		/* A network error or a busy collector: the others would fare no better now. */
-		res->stop_target = resp.status == 0 || outcome == UPLOAD_THROTTLED;
-		state = json_pack("{s:s, s:I, s:I, s:s}", "state", "pending", "attempts",
-				  (json_int_t)attempts, "next_attempt", (json_int_t)next,
-				  "last_error", res->message);
-		if (state && outcome == UPLOAD_THROTTLED) {
-			t->throttled_until = next;
-			if (json_object_set_new(state, "throttled_until", json_integer(next)) < 0)
-				json_decref(TAKE_PTR(state));
-		}
-		break;
-	}
-	default:
-		abort();
-	}
+	if (res->message)
+		state = state_after_answer(t, &resp, streq(req.method, "PUT"), attempts, now,
+					   doc.len, res);
 	upload_http_response_done(&resp);
 	*ret_state = state;
 	return state ? 0 : log_oom();
