@@ -561,16 +561,25 @@ static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const Up
 	return 0;
 }
 
-static int upload_pass(const UploadOptions *o, UploadSummary *ret)
-{
-	_cleanup_(store_freep) Store *s = NULL;
-	json_auto_t *list = NULL;
-	TargetRun *runs = NULL;
-	size_t n_runs = 0, i;
-	UploadSummary sum = {};
+/* One pass: the store, this host, and one TargetRun for each target it sends to. */
+typedef struct UploadPass {
+	Store *store;
 	HostFacts host;
-	usec_t now;
-	json_t *summary;
+	TargetRun *runs;
+	size_t n_runs;
+} UploadPass;
+
+static void upload_pass_done(UploadPass *p)
+{
+	for (size_t k = 0; k < p->n_runs; k++)
+		target_run_done(&p->runs[k]);
+	free(p->runs);
+	store_free(p->store);
+}
+
+/* Opens the store. Returns 1; 0 when there is nothing to do; <0 on failure. */
+static int upload_pass_open(UploadPass *p, const UploadOptions *o)
+{
 	int r;
 
 	if (o->target && !pstored_config_find_target(o->config, o->target))
@@ -581,39 +590,51 @@ static int upload_pass(const UploadOptions *o, UploadSummary *ret)
 	if (o->config->n_targets == 0) {
 		log_info("No upload target configured ([Target.NAME] in pstored.conf): nothing to "
 			 "do.");
-		*ret = sum;
 		return 0;
 	}
 
-	r = store_open(o->store_dir, 0, &s);
+	r = store_open(o->store_dir, 0, &p->store);
 	if (r == -ENOENT) {
 		log_info("No crash store at %s: nothing to upload.", o->store_dir);
-		*ret = sum;
 		return 0;
 	}
 	if (r < 0)
 		return log_error_errno(r, "Failed to open the crash store %s: %m", o->store_dir);
+	return 1;
+}
 
-	host_facts_get(&host);
+/* A TargetRun for each target of the pass: every one, or only o->target. */
+static int upload_pass_add_targets(UploadPass *p, const UploadOptions *o)
+{
+	int r;
 
-	runs = calloc(o->config->n_targets, sizeof(*runs));
-	if (!runs)
+	p->runs = calloc(o->config->n_targets, sizeof(*p->runs));
+	if (!p->runs)
 		return log_oom();
-	for (i = 0; i < o->config->n_targets; i++) {
+	for (size_t i = 0; i < o->config->n_targets; i++) {
 		const PstoredTarget *cfg = &o->config->targets[i];
 
 		if (o->target && !streq(o->target, cfg->name))
 			continue;
-		r = target_run_init(&runs[n_runs++], cfg, &host, o);
+		r = target_run_init(&p->runs[p->n_runs++], cfg, &p->host, o);
 		if (r < 0)
-			goto finish;
+			return r;
 	}
+	return 0;
+}
 
-	r = store_list(s, &list);
-	if (r < 0) {
-		log_error_errno(r, "Failed to list the crashes in %s: %m", o->store_dir);
-		goto finish;
-	}
+/* The first pass over the store (consider_crash()), for every target at once. */
+static int upload_pass_queue(UploadPass *p, const UploadOptions *o, unsigned *not_due)
+{
+	json_auto_t *list = NULL;
+	json_t *summary;
+	usec_t now;
+	size_t i;
+	int r;
+
+	r = store_list(p->store, &list);
+	if (r < 0)
+		return log_error_errno(r, "Failed to list the crashes in %s: %m", o->store_dir);
 
 	now = now_usec();
 	json_array_foreach(list, i, summary) {
@@ -622,7 +643,7 @@ static int upload_pass(const UploadOptions *o, UploadSummary *ret)
 
 		if (!id)
 			continue;
-		r = store_load_crash(s, id, &crash);
+		r = store_load_crash(p->store, id, &crash);
 		if (r == -ENOENT)
 			continue;
 		if (r < 0) {
@@ -630,28 +651,43 @@ static int upload_pass(const UploadOptions *o, UploadSummary *ret)
 					  o->store_dir);
 			continue;
 		}
-		for (size_t k = 0; k < n_runs; k++) {
-			r = consider_crash(&runs[k], o, crash, now, &sum.not_due);
-			if (r < 0) {
-				log_oom();
-				goto finish;
-			}
-		}
+		for (size_t k = 0; k < p->n_runs; k++)
+			if (consider_crash(&p->runs[k], o, crash, now, not_due) < 0)
+				return log_oom();
+	}
+	return 0;
+}
+
+static int upload_pass(const UploadOptions *o, UploadSummary *ret)
+{
+	_cleanup_(upload_pass_done) UploadPass p = {};
+	UploadSummary sum = {};
+	int r;
+
+	r = upload_pass_open(&p, o);
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		*ret = sum;
+		return 0;
 	}
 
-	for (size_t k = 0; k < n_runs; k++) {
-		r = upload_target(&runs[k], s, &host, o, &sum);
-		sum.connections += upload_http_connections(runs[k].http);
+	host_facts_get(&p.host);
+	r = upload_pass_add_targets(&p, o);
+	if (r < 0)
+		return r;
+	r = upload_pass_queue(&p, o, &sum.not_due);
+	if (r < 0)
+		return r;
+
+	for (size_t k = 0; k < p.n_runs; k++) {
+		r = upload_target(&p.runs[k], p.store, &p.host, o, &sum);
+		sum.connections += upload_http_connections(p.runs[k].http);
 		if (r < 0)
-			goto finish;
+			return r;
 	}
-	r = 0;
 	*ret = sum;
-finish:
-	for (size_t k = 0; k < n_runs; k++)
-		target_run_done(&runs[k]);
-	free(runs);
-	return r;
+	return 0;
 }
 
 int upload_run(const UploadOptions *o, UploadSummary *ret)
