@@ -3,7 +3,7 @@
 
 /*
  * The fields of the journal entry of an archived crash: one entry per crash, with the
- * MESSAGE_ID of its kind (lib/store/message-ids.h) and the fields listed
+ * MESSAGE_ID of its kind (message-ids.h) and the fields listed
  * there; the whole log in PSTORE_DMESG.
  */
 
