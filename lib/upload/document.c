@@ -69,50 +69,55 @@ int upload_document_json(const UploadDocumentContext *c, UploadDocument *ret)
 	return 0;
 }
 
+/* The crash's log (NULL if it has none), redacted when c has a redactor. */
+static int read_log(const UploadDocumentContext *c, const char *id, char **ret, size_t *ret_len)
+{
+	_cleanup_free_ char *path = NULL, *log = NULL;
+	size_t len = 0;
+	int r;
+
+	r = store_crash_path(c->store, id, "dmesg.txt", &path);
+	if (r < 0)
+		return r;
+	r = read_full_file_at(AT_FDCWD, path, UPLOAD_EXPORT_FILE_MAX, &log, &len);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	if (log && c->redactor)
+		return upload_redact_text(c->redactor, log, len, ret, ret_len);
+	*ret = TAKE_PTR(log);
+	*ret_len = len;
+	return 0;
+}
+
 int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
 {
 	const char *id = json_string_value(json_object_get(c->crash, "id"));
-	_cleanup_free_ char *path = NULL, *log = NULL, *buf = NULL;
+	_cleanup_free_ char *log = NULL, *buf = NULL;
 	json_auto_t *redacted_crash = NULL;
-	json_t *crash = c->crash;
 	size_t log_len = 0, len = 0;
 	FILE *f;
 	int r;
 
 	if (!id)
 		return -EBADMSG;
-	r = store_crash_path(c->store, id, "dmesg.txt", &path);
+	r = read_log(c, id, &log, &log_len);
 	if (r < 0)
 		return r;
-	r = read_full_file_at(AT_FDCWD, path, UPLOAD_EXPORT_FILE_MAX, &log, &log_len);
-	if (r < 0 && r != -ENOENT)
-		return r;
-
 	if (c->redactor) {
-		/* The fields come from crash.json: redact a copy of it, and the log. */
+		/* The fields come from crash.json: redact a copy of it, as the log. */
 		redacted_crash = json_deep_copy(c->crash);
 		if (!redacted_crash)
 			return -ENOMEM;
 		r = upload_redact_json_strings(c->redactor, redacted_crash);
 		if (r < 0)
 			return r;
-		crash = redacted_crash;
-		if (log) {
-			char *text;
-
-			r = upload_redact_text(c->redactor, log, log_len, &text, &log_len);
-			if (r < 0)
-				return r;
-			free(log);
-			log = text;
-		}
 	}
 
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return -ENOMEM;
 	UploadJournalEntry e = {
-		.crash = crash,
+		.crash = redacted_crash ?: c->crash,
 		.dmesg = log,
 		.dmesg_len = log_len,
 		.hostname = c->hostname,

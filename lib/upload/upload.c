@@ -501,15 +501,54 @@ static void count_result(UploadSummary *sum, UploadResult r)
 		sum->deferred++;
 }
 
+/* Sends the i-th due crash of t, records its new upload state and reports it. */
+static int send_due_crash(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
+			  size_t i, UploadSummary *sum, bool *stop)
+{
+	const char *id = t->due[i];
+	json_auto_t *crash = NULL;
+	json_t *state = NULL;
+	SendResult res = {};
+	int r;
+
+	r = store_load_crash(s, id, &crash);
+	if (r == -ENOENT)
+		return 0; /* removed since the first pass */
+	if (r < 0)
+		return log_error_errno(r, "Failed to load crash %s from %s: %m", id, store_path(s));
+
+	r = send_crash(t, s, host, crash, now_usec(), o->force, &state, &res);
+	if (r < 0)
+		return r;
+
+	if (state) {
+		r = set_upload_state(crash, t->cfg->name, state);
+		if (r >= 0)
+			r = store_update_crash(s, id, crash);
+		if (r < 0) {
+			free(res.message);
+			return log_error_errno(r,
+					       "Failed to record the upload state of crash "
+					       "%s in %s: %m",
+					       id, store_path(s));
+		}
+	}
+
+	count_result(sum, res.result);
+	report(o, t, i, id, &res);
+	free(res.message);
+	*stop = res.stop_target;
+	return 0;
+}
+
 static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
 			 UploadSummary *sum)
 {
-	usec_t now = now_usec();
-	bool stopped = false;
 	char when[FORMAT_TIMESTAMP_MAX];
+	bool stopped = false;
 	int r;
 
-	if (t->n_due > 0 && !o->force && t->throttled_until > now) {
+	if (t->n_due > 0 && !o->force && t->throttled_until > now_usec()) {
 		log_info(
 			"[Target.%s] %s asked to wait (Retry-After): %zu crashes stay queued until "
 			"%s.",
@@ -520,43 +559,13 @@ static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const Up
 	}
 
 	for (size_t i = 0; i < t->n_due; i++) {
-		json_auto_t *crash = NULL;
-		json_t *state = NULL;
-		SendResult res = {};
-
 		if (stopped) {
 			sum->not_due++;
 			continue;
 		}
-		r = store_load_crash(s, t->due[i], &crash);
-		if (r == -ENOENT)
-			continue; /* removed since the first pass */
-		if (r < 0)
-			return log_error_errno(r, "Failed to load crash %s from %s: %m", t->due[i],
-					       store_path(s));
-
-		now = now_usec();
-		r = send_crash(t, s, host, crash, now, o->force, &state, &res);
+		r = send_due_crash(t, s, host, o, i, sum, &stopped);
 		if (r < 0)
 			return r;
-
-		if (state) {
-			r = set_upload_state(crash, t->cfg->name, state);
-			if (r >= 0)
-				r = store_update_crash(s, t->due[i], crash);
-			if (r < 0) {
-				free(res.message);
-				return log_error_errno(r,
-						       "Failed to record the upload state of crash "
-						       "%s in %s: %m",
-						       t->due[i], store_path(s));
-			}
-		}
-
-		count_result(sum, res.result);
-		report(o, t, i, t->due[i], &res);
-		free(res.message);
-		stopped = res.stop_target;
 	}
 	return 0;
 }
