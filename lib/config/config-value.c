@@ -43,7 +43,7 @@ static int string_table_lookup(const char *const *table, size_t n, const char *s
 	return -EINVAL;
 }
 
-void strv_free(char **l)
+void config_strv_free(char **l)
 {
 	if (!l)
 		return;
@@ -322,7 +322,7 @@ static int config_parse_regex_list(const char *value, void *field, char **ret_de
 		l = calloc(1, sizeof(char *));
 		if (!l)
 			return -ENOMEM;
-		strv_free(*list);
+		config_strv_free(*list);
 		*list = l;
 		return 0;
 	}

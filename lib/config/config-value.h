@@ -39,4 +39,4 @@ extern const ConfigValueType config_value_path;		       /* char *, absolute */
 extern const ConfigValueType config_value_regex_list;	       /* char **, "" empties it */
 
 /* Frees a NULL-terminated list of strings (a regex list) and its strings. */
-void strv_free(char **l);
+void config_strv_free(char **l);

@@ -136,7 +136,7 @@ static void target_done(PstoredTarget *t)
 	free(t->client_certificate);
 	free(t->client_key);
 	free(t->token_file);
-	strv_free(t->redact_regex);
+	config_strv_free(t->redact_regex);
 }
 
 PstoredConfig *pstored_config_free(PstoredConfig *c)
