@@ -523,8 +523,9 @@ static int config_file_assign(ConfigFile *f, const char *name, const char *value
 }
 
 /*
- * Reads one line of the file, without its newline. Returns 0, or -ENOMEM.
- * Whatever is wrong in it is a warning.
+ * Parses one line of the file, as getline() read it (with its newline, but
+ * the last line may have none). Returns 0, or -ENOMEM. Whatever is wrong in
+ * the line is a warning.
  */
 static int config_file_parse_line(ConfigFile *f, char *s)
 {
