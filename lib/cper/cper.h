@@ -2,9 +2,10 @@
 #pragma once
 
 /*
- * libcper: decoding of UEFI Common Platform Error Records (UEFI
- * specification, appendix N) and of the x86 machine-check record (struct
- * mce, arch/x86/include/uapi/asm/mce.h) to JSON and to text.
+ * lib/cper (installed as libpstored-cper, see pstore-cper(7)): decoding of
+ * UEFI Common Platform Error Records (UEFI specification, appendix N) and of
+ * the x86 machine-check record (struct mce,
+ * arch/x86/include/uapi/asm/mce.h) to JSON and to text.
  *
  * The decoder never trusts its input: every offset and length is checked,
  * a malformed part yields an entry in "errors" naming its byte offset, and
