@@ -47,21 +47,26 @@ void cper_note(CperCtx *c, size_t offset, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The tree: stores v under key in the innermost container (appends it in an array). */
-static void tree_add(CperCtx *c, const char *key, json_t *v)
+/*
+ * The tree: stores v under key in the innermost container (appends it in an array) and takes a
+ * reference of its own; -1 when there is none or on allocation failure.
+ */
+static int tree_store(CperCtx *c, const char *key, json_t *v)
 {
 	json_t *parent = c->depth > 0 ? c->tree[c->depth - 1] : NULL;
-	int r;
 
+	if (!parent || !v)
+		return -1;
 	/* Keys are the decoder's own ASCII literals: no need for jansson to check them. */
-	if (!parent)
-		r = -1, json_decref(v);
-	else if (key)
-		r = json_object_set_new_nocheck(parent, key, v);
-	else
-		r = json_array_append_new(parent, v);
-	if (r < 0 || !v)
+	return key ? json_object_set_nocheck(parent, key, v) : json_array_append(parent, v);
+}
+
+/* The same, stealing the caller's reference to v. */
+static void tree_add(CperCtx *c, const char *key, json_t *v)
+{
+	if (tree_store(c, key, v) < 0)
 		c->oom = true;
+	json_decref(v);
 }
 
 static void open_container(CperCtx *c, const char *key, bool array)
@@ -79,16 +84,17 @@ static void open_container(CperCtx *c, const char *key, bool array)
 		return;
 	}
 	json_t *v = array ? json_array() : json_object();
-	if (c->depth == 0) {
-		/* The root: c->tree[0] holds the reference, for the caller to take. */
-		c->oom = c->oom || !v;
-		c->tree[c->depth++] = v;
-		return;
+	/* Below the root, the parent holds the reference: v is valid as long as the parent. At
+	 * depth 0, v is the root, a reference the caller takes from c->tree[0]. */
+	if (c->depth > 0) {
+		int r = tree_store(c, key, v);
+		json_decref(v);
+		if (r < 0)
+			v = NULL;
 	}
-	/* Borrowed, valid as long as its parent: the parent holds the reference. */
-	tree_add(c, key, json_incref(v));
+	if (!v)
+		c->oom = true;
 	c->tree[c->depth++] = v;
-	json_decref(v);
 }
 
 void cper_emit_open_object(CperCtx *c, const char *key)

@@ -10,7 +10,9 @@
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "case-dirs.h"
@@ -146,6 +148,44 @@ Test(cper_text, linux_records_garbage_and_budget)
 	assert_same_json(buf, len, CPER_DECODE_BUDGET, "pstore records between garbage");
 	assert_same_json(buf, len, 200, "pstore records, budget spent");
 	assert_same_json(buf, 0, CPER_DECODE_BUDGET, "empty input");
+}
+
+static int allocations_left;
+
+static void *failing_malloc(size_t n)
+{
+	return allocations_left-- > 0 ? malloc(n) : NULL;
+}
+
+/*
+ * jansson's allocations failing at every point of decoding every sample, in both paths: the
+ * result is -ENOMEM or a document, never a crash or a use after free (ASan, valgrind).
+ */
+Test(cper_text, allocation_failures)
+{
+	for (size_t i = 0; i < cper_n_samples; i++) {
+		size_t body_len, len = build_sample(&cper_samples[i], true, &body_len);
+		int tree = -ENOMEM, text = -ENOMEM;
+
+		for (int n = 0; tree == -ENOMEM || text == -ENOMEM; n++) {
+			json_t *doc = NULL;
+			char *s = NULL;
+			size_t s_len;
+
+			json_set_alloc_funcs(failing_malloc, free);
+			allocations_left = n;
+			tree = cper_decode_json(buf, len, &doc);
+			allocations_left = n;
+			text = cper_decode_json_text(buf, len, CPER_DECODE_BUDGET, &s, &s_len);
+			json_set_alloc_funcs(malloc, free);
+			cr_assert(tree == 0 || tree == -ENOMEM, "%s: %d", cper_samples[i].name,
+				  tree);
+			cr_assert(text == 0 || text == -ENOMEM, "%s: %d", cper_samples[i].name,
+				  text);
+			json_decref(doc);
+			free(s);
+		}
+	}
 }
 
 ParameterizedTestParameters(cper_text, real_world)
