@@ -563,13 +563,14 @@ int cper_decoder_next_text(CperDecoder *d, const char **ret_text, size_t *ret_le
 /* The "errors" array of a document, with the one error an empty input is. */
 static json_t *doc_errors_new(size_t len)
 {
-	json_t *errors = json_array();
+	json_auto_t *errors = json_array();
 
-	if (errors && len == 0 &&
-	    json_array_append_new(
-		    errors, json_pack("{s:i,s:s}", "offset", 0, "message", "empty input")) < 0)
-		return json_decref(errors), NULL;
-	return errors;
+	if (!errors)
+		return NULL;
+	if (len == 0 && json_array_append_new(errors, json_pack("{s:i,s:s}", "offset", 0, "message",
+								"empty input")) < 0)
+		return NULL;
+	return TAKE_PTR(errors);
 }
 
 int cper_decode_json_budget(const void *buf, size_t len, size_t budget, json_t **ret)
