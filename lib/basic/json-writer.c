@@ -109,9 +109,15 @@ static void put_string(JsonWriter *w, const char *s, size_t n)
  */
 static bool begin_value(JsonWriter *w, const char *key, size_t extra)
 {
-	size_t klen = key ? strlen(key) : 0;
+	size_t klen = key ? strlen(key) : 0, kmax = escaped_max(klen);
 
-	if (!reserve(w, escaped_max(klen) + 2 + extra))
+	/* Nothing that large fits in memory anyway; and the sum below cannot wrap. */
+	if (kmax > SIZE_MAX / 4 || extra > SIZE_MAX / 4) {
+		w->oom = true;
+		return false;
+	}
+	/* The key, quoted and escaped, the ',' before it and the ':' after it. */
+	if (!reserve(w, kmax + 2 + extra))
 		return false;
 	if (w->has_member & (UINT64_C(1) << w->depth))
 		w->buf[w->len++] = ',';
