@@ -34,6 +34,7 @@ typedef enum Section {
 	SECTION_IGNORED, /* after a section header that was not understood */
 	SECTION_ARCHIVE,
 	SECTION_STORE,
+	SECTION_METRICS,
 	SECTION_TARGET,
 	_SECTION_MAX,
 } Section;
@@ -42,6 +43,7 @@ static const char *const section_names[_SECTION_MAX] = {
 	[SECTION_NONE] = "",
 	[SECTION_ARCHIVE] = "Archive",
 	[SECTION_STORE] = "Store",
+	[SECTION_METRICS] = "Metrics",
 	[SECTION_TARGET] = "Target.NAME",
 };
 
@@ -61,6 +63,7 @@ typedef struct ConfigItem {
 	}
 #define ARCHIVE(...) CONFIG_ITEM(SECTION_ARCHIVE, PstoredConfig, __VA_ARGS__)
 #define STORE(...) CONFIG_ITEM(SECTION_STORE, PstoredConfig, __VA_ARGS__)
+#define METRICS(...) CONFIG_ITEM(SECTION_METRICS, PstoredConfig, __VA_ARGS__)
 #define TARGET(...) CONFIG_ITEM(SECTION_TARGET, PstoredTarget, __VA_ARGS__)
 
 /* The keys of pstored.conf(5), in the order of their JSON form. */
@@ -78,6 +81,8 @@ static const ConfigItem config_items[] = {
 	STORE("MaxUse", size_limit_or_zero, max_use, "256M"),
 	STORE("MaxCrashes", count_limit_or_zero, max_crashes, "1000"),
 	STORE("KeepUnsent", boolean, keep_unsent, "yes"),
+
+	METRICS("Directory", path, metrics_directory, ""),
 
 	TARGET("Type", target_type, type, ""),
 	TARGET("URL", url, url, ""),
@@ -146,6 +151,7 @@ PstoredConfig *pstored_config_free(PstoredConfig *c)
 	for (size_t i = 0; i < c->n_targets; i++)
 		target_done(&c->targets[i]);
 	free(c->targets);
+	free(c->metrics_directory);
 	for (size_t i = 0; i < c->n_warnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
@@ -181,6 +187,9 @@ int pstored_config_new_default(PstoredConfig **ret)
 	if (r < 0)
 		return r;
 	r = config_section_apply_defaults(SECTION_STORE, c);
+	if (r < 0)
+		return r;
+	r = config_section_apply_defaults(SECTION_METRICS, c);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(c);
@@ -384,6 +393,8 @@ static int config_file_begin_section(ConfigFile *f, char *s, size_t len)
 		section = SECTION_ARCHIVE;
 	else if (streq(name, "Store"))
 		section = SECTION_STORE;
+	else if (streq(name, "Metrics"))
+		section = SECTION_METRICS;
 	else if (strneq(name, TARGET_PREFIX, strlen(TARGET_PREFIX))) {
 		const char *t = name + strlen(TARGET_PREFIX);
 		size_t tlen = strlen(t);
@@ -406,7 +417,7 @@ static int config_file_begin_section(ConfigFile *f, char *s, size_t len)
 	} else
 		return config_file_warn(f, "section ignored",
 					"unknown section [%s] (known sections: [Archive], [Store], "
-					"[Target.NAME])",
+					"[Metrics], [Target.NAME])",
 					name);
 
 	/* Not longer than SECTION_NAME_MAX: the name is one of those checked above. */
@@ -453,7 +464,7 @@ static int config_file_split_assignment(ConfigFile *f, char *s, const char **ret
 	if (f->section == SECTION_NONE)
 		return config_file_warn(f, NULL,
 					"key '%s' outside of any section: put it under "
-					"[Archive], [Store] or [Target.NAME]",
+					"[Archive], [Store], [Metrics] or [Target.NAME]",
 					s);
 	*ret_key = s;
 	*ret_value = value;
@@ -507,10 +518,10 @@ static int config_file_assign(ConfigFile *f, const char *name, const char *value
 		return 0;
 	}
 
-	/* [Archive] and [Store] keys all have defaults; a target is disabled instead. */
+	/* The other sections' keys all have defaults; a target is disabled instead. */
 	if (f->section != SECTION_TARGET &&
 	    asprintf(&done, "line ignored, %s= keeps its previous value (default %s)", name,
-		     k->default_value) < 0) {
+		     k->default_value[0] ? k->default_value : "empty") < 0) {
 		done = NULL;
 		return -ENOMEM;
 	}
@@ -970,8 +981,9 @@ int pstored_config_to_json(const PstoredConfig *c, json_t **ret)
 					config_section_to_json(SECTION_TARGET, &c->targets[i])) < 0)
 			return -ENOMEM;
 
-	o = json_pack("{s:o,s:o,s:O}", "Archive", config_section_to_json(SECTION_ARCHIVE, c),
-		      "Store", config_section_to_json(SECTION_STORE, c), "Target", targets);
+	o = json_pack("{s:o,s:o,s:o,s:O}", "Archive", config_section_to_json(SECTION_ARCHIVE, c),
+		      "Store", config_section_to_json(SECTION_STORE, c), "Metrics",
+		      config_section_to_json(SECTION_METRICS, c), "Target", targets);
 	if (!o)
 		return -ENOMEM;
 	*ret = TAKE_PTR(o);

@@ -87,6 +87,9 @@ typedef struct PstoredConfig {
 	uint64_t max_crashes;
 	bool keep_unsent;
 
+	/* [Metrics]: where the node_exporter textfiles go, NULL (the default) for nowhere */
+	char *metrics_directory;
+
 	/* [Target.NAME] sections, in the order they first appear, without the disabled ones */
 	PstoredTarget *targets;
 	size_t n_targets;
@@ -140,7 +143,8 @@ const PstoredTarget *pstored_config_find_target(const PstoredConfig *c, const ch
 
 /*
  * The effective configuration as JSON, keys named as in the file:
- * {"Archive":{...},"Store":{...},"Target":{"NAME":{...}}}; sizes in bytes,
+ * {"Archive":{...},"Store":{...},"Metrics":{...},
+ * "Target":{"NAME":{...}}}; sizes in bytes,
  * time spans in microseconds, "infinity" for no limit. What
  * "pstorectl status --json" shows as "config" (with the warnings), what the
  * cases of tests/config/cases/ compare with their expected.json, and what

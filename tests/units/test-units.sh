@@ -81,6 +81,9 @@ for u in pstored.service pstored-upload.service; do
 		fail "$u sets StateDirectory=, which resets the store's mode at each start"
 	grep -q "^ReadWritePaths=$(dirname "$store")/pstored\$" "$top_builddir/units/$u" ||
 		fail "$u cannot write the store under ProtectSystem=strict"
+	# pstored.conf(5) [Metrics]: Debian's textfile directory, optional.
+	grep -qx 'ReadWritePaths=-/var/lib/prometheus/node-exporter' "$top_builddir/units/$u" ||
+		fail "$u cannot write [Metrics] Directory=/var/lib/prometheus/node-exporter"
 done
 
 # The bundled module's loading at boot: a drop-in of systemd's own
