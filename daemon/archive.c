@@ -27,6 +27,7 @@
 
 #include "analyse/analyse.h"
 #include "archive-journal.h"
+#include "archive-metrics.h"
 #include "config/config.h"
 #include "cper/cper.h"
 #include "fs-util.h"
@@ -1208,5 +1209,16 @@ int verb_archive(int argc, char *argv[])
 
 	r = archive_run(&a);
 	archive_record_run(&a, r);
+	archive_metrics_write(a.config, arg_store_dir,
+			      &(ArchiveRunMetrics){
+				      .started_at = a.started_at,
+				      .success = r >= 0,
+				      .archived = a.archived,
+				      .already = a.already,
+				      .dropped = a.dropped,
+				      .failed = a.failed,
+				      .store = a.store,
+				      .pstore_fd = a.pstore_fd,
+			      });
 	return r;
 }
