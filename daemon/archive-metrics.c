@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <dirent.h>
 #include <unistd.h>
 
@@ -191,16 +190,13 @@ void archive_metrics_write(const PstoredConfig *config, const char *store_dir,
 			   const ArchiveRunMetrics *run)
 {
 	_cleanup_metrics_ Metrics *m = NULL;
-	_cleanup_close_ int fd = -1;
 	int r;
 
 	if (!config || !config->metrics_directory)
 		return;
 	r = archive_metrics_build(store_dir, run, &m);
-	if (r >= 0) {
-		fd = open(config->metrics_directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		r = fd < 0 ? -errno : metrics_write_at(m, fd, ARCHIVE_METRICS_FILE);
-	}
+	if (r >= 0)
+		r = metrics_write(m, config->metrics_directory, ARCHIVE_METRICS_FILE);
 	if (r < 0)
 		log_warning_errno(r,
 				  "%s/" ARCHIVE_METRICS_FILE ": cannot write the metrics of this "

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,4 +140,13 @@ int metrics_write_at(Metrics *m, int dir_fd, const char *name)
 	if (m->failed)
 		return -ENOMEM;
 	return write_file_atomic_at_nosync(dir_fd, name, 0644, text, len);
+}
+
+int metrics_write(Metrics *m, const char *dir, const char *name)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return metrics_write_at(m, fd, name);
 }

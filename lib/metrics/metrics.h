@@ -49,6 +49,9 @@ const char *metrics_text(Metrics *m, size_t *ret_len);
 /* Writes the text to dir_fd/name atomically with mode 0644. */
 int metrics_write_at(Metrics *m, int dir_fd, const char *name);
 
+/* The same in the directory dir ([Metrics] Directory=). */
+int metrics_write(Metrics *m, const char *dir, const char *name);
+
 static inline void metrics_freep(Metrics **m)
 {
 	metrics_free(*m);

@@ -119,3 +119,25 @@ Test(metrics, the_file_is_replaced_whole)
 	cr_assert_eq(faccessat(fd, "pstored.prom.tmp", F_OK, AT_SYMLINK_NOFOLLOW), -1);
 	cr_assert_eq(rm_rf_at(AT_FDCWD, dir), 0);
 }
+
+Test(metrics, a_directory_by_path)
+{
+	char dir[] = "/tmp/test-metrics-XXXXXX";
+	_cleanup_metrics_ Metrics *m = NULL;
+	_cleanup_free_ char *text = NULL, *missing = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t len;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(metrics_new(&m), 0);
+	cr_assert_eq(metrics_family(m, "up", METRIC_GAUGE, "h"), 0);
+	cr_assert_eq(metrics_sample(m, NULL, 1), 0);
+	cr_assert_eq(metrics_write(m, dir, "pstored.prom"), 0);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(read_full_file_at(fd, "pstored.prom", 4096, &text, &len), 0);
+	cr_assert_str_eq(text, "# HELP up h\n# TYPE up gauge\nup 1\n");
+	cr_assert(asprintf(&missing, "%s/missing", dir) >= 0);
+	cr_assert_eq(metrics_write(m, missing, "pstored.prom"), -ENOENT);
+	cr_assert_eq(rm_rf_at(AT_FDCWD, dir), 0);
+}
