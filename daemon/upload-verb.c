@@ -14,6 +14,7 @@
 #include "log.h"
 #include "macro.h"
 #include "pstored.h"
+#include "upload/upload-metrics.h"
 #include "upload/upload.h"
 
 static void log_event(const UploadEvent *e, void *userdata)
@@ -22,17 +23,14 @@ static void log_event(const UploadEvent *e, void *userdata)
 
 	log_full(level, "[Target.%s] crash %s (%zu/%zu): %s: %s", e->target, e->id, e->index,
 		 e->total, upload_result_to_string(e->result), e->message);
+	if (upload_metrics_count(userdata, e) < 0)
+		log_oom();
 }
 
-int verb_upload(int argc, char *argv[])
+static int upload_pass(const PstoredConfig *config, json_t *failures)
 {
-	_cleanup_(pstored_config_freep) PstoredConfig *config = NULL;
 	UploadSummary sum = {};
 	int r;
-
-	r = pstored_config_load_and_log(arg_config, &config, NULL);
-	if (r < 0)
-		return r;
 
 	UploadOptions o = {
 		.store_dir = arg_store_dir,
@@ -40,6 +38,7 @@ int verb_upload(int argc, char *argv[])
 		.target = arg_target,
 		.dmi_dir = arg_dmi_dir,
 		.progress = log_event,
+		.userdata = failures,
 	};
 	r = upload_run(&o, &sum);
 	if (r < 0)
@@ -59,4 +58,29 @@ int verb_upload(int argc, char *argv[])
 				       "check with 'pstored verify-config'.");
 	/* Something due did not arrive: the unit shows it; the timer tries again. */
 	return sum.deferred > 0 || sum.failed > 0 ? -EAGAIN : 0;
+}
+
+int verb_upload(int argc, char *argv[])
+{
+	_cleanup_(pstored_config_freep) PstoredConfig *config = NULL;
+	json_auto_t *failures = NULL;
+	int r, k;
+
+	r = pstored_config_load_and_log(arg_config, &config, NULL);
+	if (r < 0)
+		return r;
+	failures = json_object();
+	if (!failures)
+		return log_oom();
+
+	r = upload_pass(config, failures);
+	/* A report of the run: whatever happens to it, the run's result stands. */
+	k = upload_metrics_write(config, arg_target, arg_store_dir, r >= 0, failures);
+	if (k < 0)
+		log_warning_errno(k,
+				  "%s/" UPLOAD_METRICS_FILE ": cannot write the metrics of this "
+				  "run: %m; no crash is affected; check that [Metrics] Directory= "
+				  "in pstored.conf is a writable directory",
+				  config->metrics_directory);
+	return r;
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # [Metrics] Directory=: the real prometheus-node-exporter on loopback reads
-# what pstored writes there with its textfile collector, and its /metrics
+# what pstored archive and pstored upload write there with its textfile
+# collector (the upload to a real nginx), and its /metrics
 # shows our series with the values of the run, and
 # node_textfile_scrape_error 0 (it parsed our files).
 . "$top_srcdir/tests/upload/lib.sh"
@@ -109,9 +110,49 @@ archive
 grep -q "$T/missing/pstored.prom: cannot write the metrics of this run: No such file or directory; .*\[Metrics\] Directory=" "$T/out" ||
 	fail "no warning about the metrics directory: $(cat "$T/out")"
 
+# pstored upload: to nginx, and to a port where nothing listens (the first
+# crash is deferred, and the target is left for this run: 1 failure, 3 queued).
+STORE=$T/upload-store
+start_nginx
+write_config "$T/pstored.conf" \
+	"[Target.docs]" "Type=http-json" "URL=http://127.0.0.1:$NGINX_PORT/crashes/{id}.json" \
+	"[Target.down]" "Type=http-json" "URL=http://127.0.0.1:$(free_port)/crashes/{id}.json" \
+	"[Metrics]" "Directory=$T/metrics"
+make_crashes 3 >/dev/null
+rc=0
+pstored_upload >"$T/out" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "upload to a dead target succeeded: $(cat "$T/out")"
+scrape
+expect 'node_textfile_scrape_error 0' \
+	'pstored_upload_last_run_success 0' \
+	'pstored_upload_queue_crashes{target="docs"} 0' \
+	'pstored_upload_queue_crashes{target="down"} 3' \
+	'pstored_upload_last_run_failures{target="docs"} 0' \
+	'pstored_upload_last_run_failures{target="down"} 1'
+grep -E '^pstored_upload' "$T/series"
+ts=$(sed -n 's/^pstored_upload_last_run_timestamp_seconds //p' "$T/series")
+now=$(date +%s)
+python3 -c "import sys; sys.exit(not $now - 60 <= float('$ts') <= $now + 1)" ||
+	fail "last upload at $ts, now is $now"
+# The archive's file is still there, next to it.
+expect 'pstored_archive_last_run_success 1'
+
+# Without the dead target, the run succeeds.
+write_config "$T/pstored.conf" \
+	"[Target.docs]" "Type=http-json" "URL=http://127.0.0.1:$NGINX_PORT/crashes/{id}.json" \
+	"[Metrics]" "Directory=$T/metrics"
+pstored_upload >"$T/out" 2>&1 || fail "upload failed: $(cat "$T/out")"
+scrape
+expect 'pstored_upload_last_run_success 1' \
+	'pstored_upload_queue_crashes{target="docs"} 0' \
+	'pstored_upload_last_run_failures{target="docs"} 0'
+grep -q 'target="down"' "$T/series" && fail "a target no longer configured is still reported"
+
 # Without [Metrics] Directory= nothing is written.
-rm -f "$T/metrics/pstored.prom"
+rm -f "$T/metrics/pstored.prom" "$T/metrics/pstored-upload.prom"
 write_config "$T/pstored.conf" "[Archive]" "Storage=store"
 archive
+pstored_upload >"$T/out" 2>&1 || fail "upload failed: $(cat "$T/out")"
 [ ! -e "$T/metrics/pstored.prom" ] || fail "pstored.prom written without Directory="
+[ ! -e "$T/metrics/pstored-upload.prom" ] || fail "pstored-upload.prom written without Directory="
 exit 0
