@@ -130,15 +130,7 @@ static int put_run(Metrics *m, const ArchiveRunMetrics *run)
 	};
 	int r;
 
-	r = metrics_family(m, "pstored_archive_last_run_timestamp_seconds", METRIC_GAUGE,
-			   "When the last run of pstored archive ended, in seconds since the epoch.");
-	if (r >= 0)
-		r = metrics_sample(m, NULL, (double)now_usec() / USEC_PER_SEC);
-	if (r >= 0)
-		r = metrics_family(m, "pstored_archive_last_run_success", METRIC_GAUGE,
-				   "1 if the last run of pstored archive succeeded, else 0.");
-	if (r >= 0)
-		r = metrics_sample(m, NULL, run->success);
+	r = metrics_last_run(m, "pstored_archive", "pstored archive", run->success);
 	if (r >= 0)
 		r = metrics_family(m, "pstored_archive_last_run_crashes", METRIC_GAUGE,
 				   "Crashes the last run of pstored archive found in pstore, by "

@@ -9,6 +9,7 @@
 
 #include "fs-util.h"
 #include "macro.h"
+#include "time-util.h"
 #include "metrics.h"
 #include "utf8-util.h"
 
@@ -121,6 +122,32 @@ int metrics_sample(Metrics *m, const char *const *labels, double value)
 	if (ferror(m->f))
 		m->failed = true;
 	return m->failed ? -ENOMEM : 0;
+}
+
+int metrics_last_run(Metrics *m, const char *prefix, const char *program, bool success)
+{
+	_cleanup_free_ char *time_name = NULL, *time_help = NULL, *success_name = NULL,
+			    *success_help = NULL;
+	int r;
+
+	if (asprintf(&time_name, "%s_last_run_timestamp_seconds", prefix) < 0)
+		time_name = NULL;
+	if (asprintf(&time_help, "When the last run of %s ended, in seconds since the epoch.",
+		     program) < 0)
+		time_help = NULL;
+	if (asprintf(&success_name, "%s_last_run_success", prefix) < 0)
+		success_name = NULL;
+	if (asprintf(&success_help, "1 if the last run of %s succeeded, else 0.", program) < 0)
+		success_help = NULL;
+	if (!time_name || !time_help || !success_name || !success_help)
+		return -ENOMEM;
+
+	r = metrics_family(m, time_name, METRIC_GAUGE, time_help);
+	if (r >= 0)
+		r = metrics_sample(m, NULL, (double)now_usec() / USEC_PER_SEC);
+	if (r >= 0)
+		r = metrics_family(m, success_name, METRIC_GAUGE, success_help);
+	return r < 0 ? r : metrics_sample(m, NULL, success);
 }
 
 const char *metrics_text(Metrics *m, size_t *ret_len)

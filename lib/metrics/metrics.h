@@ -21,6 +21,7 @@
  * it is not fsynced. All functions return 0 or a negative errno.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct Metrics Metrics;
@@ -42,6 +43,13 @@ int metrics_family(Metrics *m, const char *name, MetricType type, const char *he
  * UTF-8 or no open family.
  */
 int metrics_sample(Metrics *m, const char *const *labels, double value);
+
+/*
+ * The two families of a program's last run: PREFIX_last_run_timestamp_seconds,
+ * the time now, and PREFIX_last_run_success, 1 or 0; program names it in
+ * their help.
+ */
+int metrics_last_run(Metrics *m, const char *prefix, const char *program, bool success);
 
 /* The text so far (NUL-terminated, owned by m). */
 const char *metrics_text(Metrics *m, size_t *ret_len);

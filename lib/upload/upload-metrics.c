@@ -6,7 +6,6 @@
 #include "macro.h"
 #include "metrics/metrics.h"
 #include "store/store.h"
-#include "time-util.h"
 #include "upload-metrics.h"
 
 int upload_metrics_count(json_t *failures, const UploadEvent *e)
@@ -62,16 +61,7 @@ static int upload_metrics_build(Metrics *m, const PstoredConfig *config, const c
 {
 	int r;
 
-	r = metrics_family(m, "pstored_upload_last_run_timestamp_seconds", METRIC_GAUGE,
-			   "When the last run of pstored upload ended, in seconds since the epoch.");
-	if (r >= 0)
-		r = metrics_sample(m, NULL, (double)now_usec() / USEC_PER_SEC);
-	if (r >= 0)
-		r = metrics_family(m, "pstored_upload_last_run_success", METRIC_GAUGE,
-				   "1 if the last run of pstored upload delivered every crash that "
-				   "was due, else 0.");
-	if (r >= 0)
-		r = metrics_sample(m, NULL, success);
+	r = metrics_last_run(m, "pstored_upload", "pstored upload", success);
 	if (r >= 0 && summaries)
 		r = put_per_target(m, "pstored_upload_queue_crashes",
 				   "Crashes in the store waiting for upload to the target.", config,

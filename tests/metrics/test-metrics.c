@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs-util.h"
@@ -140,4 +141,26 @@ Test(metrics, a_directory_by_path)
 	cr_assert(asprintf(&missing, "%s/missing", dir) >= 0);
 	cr_assert_eq(metrics_write(m, missing, "pstored.prom"), -ENOENT);
 	cr_assert_eq(rm_rf_at(AT_FDCWD, dir), 0);
+}
+
+Test(metrics, last_run)
+{
+	_cleanup_metrics_ Metrics *m = NULL;
+	const char *text;
+	double t;
+
+	cr_assert_eq(metrics_new(&m), 0);
+	cr_assert_eq(metrics_last_run(m, "x", "x run", false), 0);
+	text = metrics_text(m, NULL);
+	cr_assert_eq(sscanf(text,
+			    "# HELP x_last_run_timestamp_seconds When the last run of x run ended, in "
+			    "seconds since the epoch.\n# TYPE x_last_run_timestamp_seconds gauge\n"
+			    "x_last_run_timestamp_seconds %lf\n",
+			    &t),
+		     1);
+	cr_assert(t > 1.7e9 && t <= (double)time(NULL) + 1, "%f", t);
+	cr_assert_not_null(strstr(text, "\n# HELP x_last_run_success 1 if the last run of x run "
+					"succeeded, else 0.\n# TYPE x_last_run_success gauge\n"
+					"x_last_run_success 0\n"));
+	cr_assert_eq(metrics_last_run(m, "9", "x", true), -EINVAL);
 }
