@@ -143,9 +143,11 @@ static int target_run_init(TargetRun *t, const PstoredTarget *cfg, const HostFac
 		return log_error_errno(r, "[Target.%s] Cannot set up libcurl: %m", cfg->name);
 
 	if (cfg->redact) {
-		r = upload_target_redactor(cfg, host->hostname, o->dmi_dir, &t->redactor);
+		_cleanup_free_ char *error = NULL;
+
+		r = upload_target_redactor(cfg, host->hostname, o->dmi_dir, &t->redactor, &error);
 		if (r < 0)
-			return r;
+			return error ? log_error_errno(r, "%s", error) : log_oom();
 	}
 
 	upload_quota_init(&t->quota, cfg->max_per_day, cfg->max_bytes_per_day);
