@@ -323,7 +323,8 @@ static Event panic_cause(const Line *l)
 		return EVENT_SOFT_LOCKUP;
 	if (line_find(l, "hung_task"))
 		return EVENT_HUNG_TASK;
-	if (line_find(l, "Hard LOCKUP") || line_find(l, "hardlockup"))
+	if (line_find(l, "Hard LOCKUP") || line_find(l, "hard LOCKUP") ||
+	    line_find(l, "hardlockup"))
 		return EVENT_HARD_LOCKUP;
 	if (line_find(l, "RCU Stall"))
 		return EVENT_RCU_STALL;
@@ -1198,15 +1199,15 @@ static int join_wrapped_task_lines(Line *lines, size_t n, char **ret_buf)
 	return 0;
 }
 
-/* The N of " PID: N" in a WARNING or task line, -1 if none. */
-static int line_pid(const Line *l)
+/* The number after prefix in l, -1 if none. */
+static int line_number_after(const Line *l, const char *prefix)
 {
-	const char *p = line_find(l, " PID: ");
+	const char *p = line_find(l, prefix);
 	size_t n = 0;
 
 	if (!p)
 		return -1;
-	p += strlen(" PID: ");
+	p += strlen(prefix);
 	while (p + n < l->s + l->len && is_digit(p[n]))
 		n++;
 	return parse_pid(p, n);
@@ -1223,13 +1224,13 @@ static bool warning_caused(const Line *lines, size_t n, size_t warning, size_t s
 
 	if (warning >= start || start - warning > REPORT_LINES_MAX)
 		return false;
-	pid = line_pid(&lines[warning]);
+	pid = line_number_after(&lines[warning], " PID: ");
 	if (pid < 0)
 		return false;
 	end = report_end(lines, n, start);
 	for (size_t i = start; i < end; i++)
 		if (is_task_line(&lines[i]))
-			return line_pid(&lines[i]) == pid;
+			return line_number_after(&lines[i], " PID: ") == pid;
 	return false;
 }
 
@@ -1381,6 +1382,19 @@ static int analysis_read_function(DmesgAnalysis *a, const Line *first_line, cons
 	return 0;
 }
 
+/*
+ * A hard lockup that another CPU detected ("Watchdog detected hard LOCKUP on cpu 0" in the report
+ * of CPU 7, the buddy detector's): the report's frames are the detector's, and where the locked
+ * CPU was is not in it.
+ */
+static bool is_lockup_of_other_cpu(const Line *first_line, const Line *task_line)
+{
+	int locked = line_number_after(first_line, "LOCKUP on cpu ");
+
+	return locked >= 0 && task_line && has_prefix(task_line, "CPU: ") &&
+	       line_number_after(task_line, "CPU: ") != locked;
+}
+
 /* What the report at start says: its message, task, trace, function, taint and hardware. */
 static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, size_t start,
 				Event kind, const Line **ret_hardware_line)
@@ -1402,9 +1416,11 @@ static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, s
 		if (r < 0)
 			return r;
 	}
-	r = analysis_read_function(a, &lines[start], &report, have_frame ? &frame : NULL);
-	if (r < 0)
-		return r;
+	if (!is_lockup_of_other_cpu(&lines[start], report.task_line)) {
+		r = analysis_read_function(a, &lines[start], &report, have_frame ? &frame : NULL);
+		if (r < 0)
+			return r;
+	}
 	if (report.task_line) {
 		r = analysis_read_task_line(a, report.task_line, true);
 		if (r < 0)
