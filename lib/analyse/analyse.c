@@ -972,7 +972,11 @@ static int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_ta
 	if (!t)
 		return 0;
 	if (take_task && !a->comm) {
-		a->comm = text_dup(comm_at, (size_t)(t - comm_at), NAME_MAX_LEN);
+		/* dump_stack_print_info() puts "Kdump: loaded" between comm and taint */
+		const char *kdump = line_find(&rest, " Kdump: loaded");
+		const char *comm_end = kdump && kdump < t ? kdump : t;
+
+		a->comm = text_dup(comm_at, (size_t)(comm_end - comm_at), NAME_MAX_LEN);
 		if (!a->comm)
 			return -ENOMEM;
 		a->pid = parse_pid(pid_at, pid_len);
@@ -1152,11 +1156,35 @@ static int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n)
 }
 
 /* A task line cut in two: "CPU: 1 PID: 1" and "88243 Comm: X Not tainted 5.3.6 #1". */
+/* Taint columns (upper-case letters and blanks) from i on, up to where l ends or a digit starts. */
+static size_t skip_taint_columns(const Line *l, size_t i)
+{
+	while (i < l->len && ((l->s[i] >= 'A' && l->s[i] <= 'Z') || is_blank(l->s[i])))
+		i++;
+	return i;
+}
+
+/*
+ * A task line cut in two: before its taint ("CPU: 0 PID: 1 Comm: sh" and "Not tainted 6.1.0 #1"),
+ * or in its taint columns ("... Tainted: G " and "       O      5.4.51 #1").
+ */
 static bool is_wrapped_task_line(const Line *first, const Line *second)
 {
-	return has_prefix(first, "CPU: ") && line_find(first, " PID:") &&
-	       !line_find(first, "ainted") && !has_prefix(second, "CPU: ") &&
-	       (line_find(second, " tainted") || line_find(second, "Tainted:"));
+	const char *taint;
+	size_t at;
+
+	if (!has_prefix(first, "CPU: ") || !line_find(first, " PID:") ||
+	    has_prefix(second, "CPU: "))
+		return false;
+	taint = line_find(first, " Tainted: ");
+	if (!taint)
+		return !line_find(first, "ainted") &&
+		       (line_find(second, " tainted") || line_find(second, "Tainted:"));
+	at = (size_t)(taint - first->s) + strlen(" Tainted: ");
+	if (skip_taint_columns(first, at) < first->len)
+		return false;
+	at = skip_taint_columns(second, 0);
+	return at < second->len && is_digit(second->s[at]);
 }
 
 /*
