@@ -234,7 +234,10 @@ typedef struct LogHas {
 } LogHas;
 
 #define SOFT_LOCKUP_TEXT "BUG: soft lockup"
-#define HARD_LOCKUP_TEXT "detected hard LOCKUP on cpu"
+/* "Watchdog detected hard LOCKUP on cpu 1"; powerpc: "CPU 28 self-detected hard LOCKUP @ ..." */
+#define HARD_LOCKUP_TEXT "hard LOCKUP"
+/* powerpc: "watchdog: CPU 24 Hard LOCKUP", 4.15: "Watchdog CPU:42 Hard LOCKUP" */
+#define HARD_LOCKUP_TEXT2 "Hard LOCKUP"
 #define MCE_TEXT "[Hardware Error]: CPU "
 #define MCE_TEXT2 ": Machine Check"
 
@@ -252,7 +255,8 @@ static LogHas log_has(const char *log, size_t len)
 {
 	return (LogHas){
 		.soft_lockup = log_contains(log, len, SOFT_LOCKUP_TEXT),
-		.hard_lockup = log_contains(log, len, HARD_LOCKUP_TEXT),
+		.hard_lockup = log_contains(log, len, HARD_LOCKUP_TEXT) ||
+			       log_contains(log, len, HARD_LOCKUP_TEXT2),
 		.mce = log_contains(log, len, MCE_TEXT) && log_contains(log, len, MCE_TEXT2),
 	};
 }
@@ -284,7 +288,9 @@ static Event classify_in(const Line *l, const LogHas *has)
 		return EVENT_PANIC;
 	if (has->soft_lockup && line_find(l, SOFT_LOCKUP_TEXT))
 		return EVENT_SOFT_LOCKUP;
-	if (has->hard_lockup && line_find(l, HARD_LOCKUP_TEXT))
+	if (has->hard_lockup &&
+	    (line_find(l, HARD_LOCKUP_TEXT) || line_find(l, HARD_LOCKUP_TEXT2)) &&
+	    !has_prefix(l, "---[ end "))
 		return EVENT_HARD_LOCKUP;
 	if (has_prefix(l, "INFO: task ") && line_find(l, " blocked for more than "))
 		return EVENT_HUNG_TASK;
@@ -1241,25 +1247,34 @@ static int line_number_after(const Line *l, const char *prefix)
 	return parse_pid(p, n);
 }
 
-/*
- * Whether the WARNING at line warning caused the oops or BUG report at start: a report of the
- * same task that follows it closely (a WARNING about freeing, then KASAN's invalid-free).
- */
-static bool warning_caused(const Line *lines, size_t n, size_t warning, size_t start)
+/* The PID of the report at start: on its first line (a WARNING), else on its task line. */
+static int report_pid(const Line *lines, size_t n, size_t start)
 {
+	int pid = line_number_after(&lines[start], " PID: ");
 	size_t end;
+
+	if (pid >= 0)
+		return pid;
+	end = report_end(lines, n, start);
+	for (size_t i = start + 1; i < end; i++)
+		if (is_task_line(&lines[i]))
+			return line_number_after(&lines[i], " PID: ");
+	return -1;
+}
+
+/*
+ * Whether the report at line earlier (a WARNING, a hard lockup) caused the oops or BUG report at
+ * start: a report of the same task that follows it closely (a WARNING about freeing, then KASAN's
+ * invalid-free; powerpc's hard lockup, then the system reset its watchdog sent).
+ */
+static bool report_caused(const Line *lines, size_t n, size_t earlier, size_t start)
+{
 	int pid;
 
-	if (warning >= start || start - warning > REPORT_LINES_MAX)
+	if (earlier >= start || start - earlier > REPORT_LINES_MAX)
 		return false;
-	pid = line_number_after(&lines[warning], " PID: ");
-	if (pid < 0)
-		return false;
-	end = report_end(lines, n, start);
-	for (size_t i = start; i < end; i++)
-		if (is_task_line(&lines[i]))
-			return line_number_after(&lines[i], " PID: ") == pid;
-	return false;
+	pid = report_pid(lines, n, earlier);
+	return pid >= 0 && report_pid(lines, n, start) == pid;
 }
 
 /* The report that tells what the crash was, and the reason to give it. */
@@ -1343,10 +1358,14 @@ static size_t choose_cause(const LogScan *scan, const Line *lines, size_t n, Eve
 				start = first[cause];
 		}
 	}
-	if ((*ret_kind == EVENT_OOPS || *ret_kind == EVENT_BUG) &&
-	    warning_caused(lines, n, first[EVENT_WARNING], start)) {
+	if (*ret_kind != EVENT_OOPS && *ret_kind != EVENT_BUG)
+		return start;
+	if (report_caused(lines, n, first[EVENT_WARNING], start)) {
 		*ret_kind = EVENT_WARNING;
 		start = first[EVENT_WARNING];
+	} else if (report_caused(lines, n, first[EVENT_HARD_LOCKUP], start)) {
+		*ret_kind = EVENT_HARD_LOCKUP;
+		start = first[EVENT_HARD_LOCKUP];
 	}
 	return start;
 }
