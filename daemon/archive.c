@@ -404,27 +404,6 @@ static int crash_add_analysis(json_t *crash, const char *log, size_t len)
 	return 0;
 }
 
-/* x86 MCi_STATUS bits (Intel SDM 15.3.2.2). */
-#define MCI_STATUS_VAL (UINT64_C(1) << 63)
-#define MCI_STATUS_UC (UINT64_C(1) << 61)
-#define MCI_STATUS_PCC (UINT64_C(1) << 57)
-
-/* Severity of a struct mce from its status (little-endian u64 at offset 0), as the kernel grades it. */
-static const char *mce_severity(const char *buf, size_t len)
-{
-	uint64_t status = 0;
-
-	if (len < 8)
-		return "unknown";
-	for (size_t i = 0; i < 8; i++)
-		status |= (uint64_t)(uint8_t)buf[i] << (8 * i);
-	if (!(status & MCI_STATUS_VAL))
-		return "informational";
-	if (status & MCI_STATUS_UC)
-		return status & MCI_STATUS_PCC ? "fatal" : "recoverable";
-	return "corrected";
-}
-
 /* The text of a document of cper_decode_json_budget(): each record, then the problems met. */
 static int cper_doc_print_text(const json_t *doc, FILE *f)
 {
@@ -469,7 +448,7 @@ static int decode_hardware_error(Archive *a, const PstoreRecord *r, const char *
 		if (k < 0)
 			return k;
 	}
-	severity = mce ? mce_severity(buf, len)
+	severity = mce ? cper_mce_severity(buf, len)
 		       : json_string_value(json_object_get(
 				 json_array_get(json_object_get(doc, "records"), 0), "severity"));
 	if (json_object_set_new(crash, "severity", json_string(severity ?: "unknown")) < 0)

@@ -21,6 +21,11 @@
 #define BIT(n) (UINT64_C(1) << (n))
 #define FIELD(v, lo, bits) (((v) >> (lo)) & ((UINT64_C(1) << (bits)) - 1))
 
+/* MCi_STATUS bits (Intel SDM vol. 3B, 15.3.2.2) that grade an error. */
+#define MCI_STATUS_VAL BIT(63)
+#define MCI_STATUS_UC BIT(61)
+#define MCI_STATUS_PCC BIT(57)
+
 #define MCE_MIN_SIZE 80 /* up to and including apicid */
 
 /* The kernel's enum of X86_VENDOR_* (arch/x86/include/asm/processor.h). */
@@ -140,6 +145,20 @@ static void decode_mca_code(CperCtx *c, json_t *o, uint16_t code)
 		cper_set(c, o, "class", json_string("unknown"));
 }
 
+const char *cper_mce_severity(const void *buf, size_t len)
+{
+	uint64_t status;
+
+	if (len < 8)
+		return NULL;
+	status = cper_le64(buf);
+	if (!(status & MCI_STATUS_VAL))
+		return "informational";
+	if (status & MCI_STATUS_UC)
+		return status & MCI_STATUS_PCC ? "fatal" : "recoverable";
+	return "corrected";
+}
+
 void cper_decode_mce(const CperBuf *b, json_t *body)
 {
 	CperCtx *c = b->ctx;
@@ -161,7 +180,7 @@ void cper_decode_mce(const CperBuf *b, json_t *body)
 	if (mca)
 		decode_mca_code(c, mca, (uint16_t)status);
 	cper_set(c, body, "model_specific_error_code", cper_hex_u64(FIELD(status, 16, 16), 2));
-	if (!amd && !(status & BIT(61)))
+	if (!amd && !(status & MCI_STATUS_UC))
 		cper_set(c, body, "corrected_error_count",
 			 json_integer((json_int_t)FIELD(status, 38, 15)));
 
