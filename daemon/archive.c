@@ -211,17 +211,14 @@ static const char *crash_reason(const PstoreCrash *c)
 	return "unknown";
 }
 
-static const char *crash_kind_description(PstoreCrashKind k)
-{
-	static const char *const descriptions[] = {
-		[PSTORE_CRASH_KERNEL] = "kernel crash",
-		[PSTORE_CRASH_HARDWARE_ERROR] = "hardware error",
-		[PSTORE_CRASH_PREVIOUS_BOOT_LOG] = "previous-boot log",
-	};
-	BUILD_BUG_ON(ARRAY_SIZE(descriptions) != _PSTORE_CRASH_KIND_MAX);
-
-	return descriptions[k];
-}
+/* What the log says a crash of each kind is. */
+static const char *const crash_kind_descriptions[] = {
+	[PSTORE_CRASH_KERNEL] = "kernel crash",
+	[PSTORE_CRASH_HARDWARE_ERROR] = "hardware error",
+	[PSTORE_CRASH_PREVIOUS_BOOT_LOG] = "previous-boot log",
+};
+DEFINE_PRIVATE_STRING_TABLE_TO_STRING(crash_kind_description, PstoreCrashKind,
+				      crash_kind_descriptions, _PSTORE_CRASH_KIND_MAX)
 
 static bool crash_is_logs_only(const PstoreCrash *c)
 {
@@ -754,8 +751,8 @@ static void log_archived(const PstoreCrash *c, const char *id)
 
 	while (pstore_crash_record(c, n))
 		n++;
-	log_info("Archived %s %s (%zu record%s from %s).", crash_kind_description(c->kind), id, n,
-		 n == 1 ? "" : "s", c->key->name);
+	log_info("Archived %s %s (%zu record%s from %s).",
+		 crash_kind_description_to_string(c->kind), id, n, n == 1 ? "" : "s", c->key->name);
 }
 
 static int archive_crash(Archive *a, const PstoreCrash *c)

@@ -42,12 +42,14 @@ struct CperDecoder {
 	bool spent;
 };
 
+/* The error severities of UEFI N.2.1; other values are reserved. */
 static const char *const severity_strs[] = {
 	[0] = "recoverable",
 	[1] = "fatal",
 	[2] = "corrected",
 	[3] = "informational",
 };
+DEFINE_PRIVATE_STRING_TABLE_TO_STRING(severity, uint32_t, severity_strs, 4)
 
 static const char *const record_flag_strs[] = {
 	"recovered",
@@ -192,11 +194,6 @@ static json_t *timestamp_json(CperCtx *c, const uint8_t *t, size_t abs_off)
 	return ts;
 }
 
-static const char *severity_str(uint32_t sev)
-{
-	return sev < ARRAY_SIZE(severity_strs) ? severity_strs[sev] : "unknown";
-}
-
 static json_t *revision_json(uint16_t rev)
 {
 	char buf[8];
@@ -236,7 +233,7 @@ static void decode_section(const CperBuf *rec, size_t limit, unsigned idx, json_
 	cper_set(c, s, "validation_bits", cper_hex_u64(valid, 1));
 	cper_put_bits(c, s, "flags", cper_le32(p + 12), 4, section_flag_strs,
 		      ARRAY_SIZE(section_flag_strs));
-	cper_set(c, s, "severity", json_string(severity_str(sev)));
+	cper_set(c, s, "severity", json_string(severity_to_string(sev) ?: "unknown"));
 	cper_set(c, s, "severity_code", json_integer(sev));
 	cper_put_guid(&d, s, "fru_id", 32, valid & CPER_SEC_VALID_FRU_ID);
 	cper_put_text(&d, s, "fru_text", 52, 20, valid & CPER_SEC_VALID_FRU_TEXT);
@@ -300,7 +297,7 @@ static json_t *decode_record(CperCtx *c, const uint8_t *buf, size_t off, size_t 
 	cper_set(c, r, "length", json_integer(rlen));
 	cper_set(c, r, "revision", revision_json(cper_le16(p + 4)));
 	cper_set(c, r, "section_count", json_integer(count));
-	cper_set(c, r, "severity", json_string(severity_str(sev)));
+	cper_set(c, r, "severity", json_string(severity_to_string(sev) ?: "unknown"));
 	cper_set(c, r, "severity_code", json_integer(sev));
 	cper_set(c, r, "validation_bits", cper_hex_u64(valid, 4));
 	if (valid & CPER_VALID_TIMESTAMP)
