@@ -755,18 +755,49 @@ static void log_archived(const PstoreCrash *c, const char *id)
 		 crash_kind_description_to_string(c->kind), id, n, n == 1 ? "" : "s", c->key->name);
 }
 
-static int archive_crash(Archive *a, const PstoreCrash *c)
+/*
+ * What archiving a crash takes, decided once from what the store and the
+ * journal already hold of it (found by its id).
+ */
+typedef struct CrashPlan {
+	bool store;	 /* not in the store: stage it; journaled and erased after its commit */
+	bool journal;	 /* not in the journal: send its entry */
+	bool from_store; /* the entry is made from the stored crash, not built again */
+	bool done;	 /* in the store and the journal, as configured: only erasing is left */
+	bool erase;	 /* erase its records from pstore (Unlink=yes, no --no-unlink) */
+} CrashPlan;
+
+static int crash_plan(Archive *a, const char *id, CrashPlan *ret)
 {
-	_cleanup_(store_txn_freep) StoreTxn *txn = NULL;
-	json_auto_t *crash = NULL;
-	char id[STORE_CRASH_ID_LEN + 1];
-	bool stored = false, logged = false;
-	const PstoreRecord *rec;
-	size_t n_records, log_len;
-	const char *log;
+	bool stored = a->store && store_has_crash(a->store, id), logged = false;
 	int r;
 
-	for (n_records = 0; (rec = pstore_crash_record(c, n_records)); n_records++) {
+	/* Nothing to find in the journal for a crash that was never stored, unless there is no store. */
+	if (a->journal && (stored || !a->store)) {
+		r = journal_crash_is_logged(&a->journal_reader, id);
+		if (r < 0)
+			return log_error_errno(r,
+					       "Cannot search the journal for crash %s: %m; its "
+					       "records stay in pstore",
+					       id);
+		logged = r > 0;
+	}
+	*ret = (CrashPlan){
+		.store = a->store && !stored,
+		.journal = a->journal && !logged,
+		.from_store = stored,
+		.done = (a->store || a->journal) && (!a->store || stored) && (!a->journal || logged),
+		.erase = a->unlink,
+	};
+	return 0;
+}
+
+/* Fails for a record that could not be read; warns about a name that is not pstore's. */
+static int crash_check_records(Archive *a, const PstoreCrash *c)
+{
+	const PstoreRecord *rec;
+
+	for (size_t i = 0; (rec = pstore_crash_record(c, i)); i++) {
 		if (rec->error < 0) {
 			log_record_error(a, rec, rec->error);
 			return rec->error;
@@ -775,6 +806,70 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 			log_warning("%s/%s: not a pstore record name; archiving it as it is",
 				    a->pstore_dir, rec->name);
 	}
+	return 0;
+}
+
+/* Writes the crash to the store's staging area; archive_commit() journals and erases it. */
+static int stage_crash(Archive *a, const PstoreCrash *c, const char *id)
+{
+	_cleanup_(store_txn_freep) StoreTxn *txn = NULL;
+	json_auto_t *crash = NULL;
+	JournalCrashFields fields = {};
+	Staged *st;
+	int r;
+
+	test_step_delay("storing", id);
+	r = store_txn_begin(a->store, id, &txn);
+	if (r < 0)
+		return log_error_errno(r, "%s: cannot add crash %s: %m; its records stay in pstore",
+				       store_path(a->store), id);
+	r = build_crash(a, c, id, txn, &crash);
+	if (r < 0)
+		return r;
+	if (a->journal) {
+		r = journal_crash_fields(crash, &fields);
+		if (r < 0)
+			return log_oom();
+	}
+	st = &a->staged[a->n_staged++];
+	*st = (Staged){.crash = c, .txn = TAKE_PTR(txn), .fields = fields};
+	memcpy(st->id, id, sizeof(st->id));
+	return 0;
+}
+
+/* Sends the journal entry of a crash that is not staged: read back from the store, or built. */
+static int journal_crash(Archive *a, const PstoreCrash *c, const char *id, bool from_store)
+{
+	json_auto_t *crash = NULL;
+	const char *log;
+	size_t log_len;
+	int r;
+
+	r = from_store ? load_stored_crash(a, id, &crash) : build_crash(a, c, id, NULL, &crash);
+	if (r < 0)
+		return r;
+	if (!from_store)
+		log_archived(c, id);
+	test_step_delay("the journal entry", id);
+	log = log_field(&a->log, &log_len);
+	r = journal_send_crash(crash, log, log_len);
+	if (r < 0)
+		return log_error_errno(r,
+				       "Cannot send crash %s to the journal: %m; its records stay in "
+				       "pstore",
+				       id);
+	return 0;
+}
+
+static int archive_crash(Archive *a, const PstoreCrash *c)
+{
+	char id[STORE_CRASH_ID_LEN + 1];
+	CrashPlan plan = {};
+	int r;
+
+	r = crash_check_records(a, c);
+	if (r < 0)
+		return r;
 
 	if (crash_is_logs_only(c) && !a->config->keep_console) {
 		log_info("%s/%s: %s log dropped (KeepConsole=no)", a->pstore_dir, c->key->name,
@@ -788,72 +883,23 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 		log_record_error(a, c->key, r);
 		return r;
 	}
+	r = crash_plan(a, id, &plan);
+	if (r < 0)
+		return r;
 
-	if (a->store && store_has_crash(a->store, id))
-		stored = true;
-	/* Nothing to find in the journal for a crash that was never stored, unless there is no store. */
-	if (a->journal && (stored || !a->store)) {
-		r = journal_crash_is_logged(&a->journal_reader, id);
-		if (r < 0)
-			return log_error_errno(r,
-					       "Cannot search the journal for crash %s: %m; its "
-					       "records stay in pstore",
-					       id);
-		logged = r > 0;
-	}
-
-	if (a->store && !stored) {
-		test_step_delay("storing", id);
-		r = store_txn_begin(a->store, id, &txn);
-		if (r < 0)
-			return log_error_errno(r,
-					       "%s: cannot add crash %s: %m; its records stay in "
-					       "pstore",
-					       store_path(a->store), id);
-	}
-	if (!stored && (a->store || (a->journal && !logged))) {
-		r = build_crash(a, c, id, txn, &crash);
-		if (r < 0)
-			return r;
-		/* A stored crash is archived once its batch is committed. */
-		if (!txn)
-			log_archived(c, id);
-	}
-	if (txn) {
-		/* Journaled and erased once its batch is durable: see archive_commit(). */
-		JournalCrashFields fields = {};
-		Staged *st;
-
-		if (a->journal) {
-			r = journal_crash_fields(crash, &fields);
-			if (r < 0)
-				return log_oom();
-		}
-		st = &a->staged[a->n_staged++];
-		*st = (Staged){.crash = c, .txn = TAKE_PTR(txn), .fields = fields};
-		memcpy(st->id, id, sizeof(st->id));
-		return 0;
-	} else if (stored && a->journal && !logged) {
-		r = load_stored_crash(a, id, &crash);
+	if (plan.store)
+		return stage_crash(a, c, id);
+	if (plan.journal) {
+		r = journal_crash(a, c, id, plan.from_store);
 		if (r < 0)
 			return r;
 	}
-	if (a->journal && !logged) {
-		test_step_delay("the journal entry", id);
-		log = log_field(&a->log, &log_len);
-		r = journal_send_crash(crash, log, log_len);
-		if (r < 0)
-			return log_error_errno(r,
-					       "Cannot send crash %s to the journal: %m; its "
-					       "records stay in pstore",
-					       id);
-	}
-	if ((!a->store || stored) && (!a->journal || logged) && (a->store || a->journal))
+	if (plan.done)
 		a->already++;
 	else
 		a->archived++;
 
-	if (!a->unlink)
+	if (!plan.erase)
 		return 0;
 	test_step_delay("erasing", id);
 	return erase_crash(a, c);
