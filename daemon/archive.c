@@ -786,7 +786,8 @@ static int crash_plan(Archive *a, const char *id, CrashPlan *ret)
 		.store = a->store && !stored,
 		.journal = a->journal && !logged,
 		.from_store = stored,
-		.done = (a->store || a->journal) && (!a->store || stored) && (!a->journal || logged),
+		.done = (a->store || a->journal) && (!a->store || stored) &&
+			(!a->journal || logged),
 		.erase = a->unlink,
 	};
 	return 0;
@@ -854,10 +855,11 @@ static int journal_crash(Archive *a, const PstoreCrash *c, const char *id, bool 
 	log = log_field(&a->log, &log_len);
 	r = journal_send_crash(crash, log, log_len);
 	if (r < 0)
-		return log_error_errno(r,
-				       "Cannot send crash %s to the journal: %m; its records stay in "
-				       "pstore",
-				       id);
+		return log_error_errno(
+			r,
+			"Cannot send crash %s to the journal: %m; its records stay in "
+			"pstore",
+			id);
 	return 0;
 }
 
@@ -1059,11 +1061,10 @@ static bool run_budget_take(Archive *a, const PstoreCrash *c)
 	return true;
 }
 
-static int archive_run(Archive *a)
+/* The run's configuration, and the ids of this boot and machine for its crashes. */
+static int archive_setup(Archive *a)
 {
-	const PstoredConfig *config;
 	sd_id128_t id128;
-	size_t n;
 	int r;
 
 	if (sd_id128_get_boot(&id128) >= 0)
@@ -1074,12 +1075,18 @@ static int archive_run(Archive *a)
 	r = pstored_config_load_and_log(arg_config, &a->config, &a->error);
 	if (r < 0)
 		return r;
-	config = a->config;
-
 	a->pstore_dir = arg_pstore_dir ?: PSTORE_DEFAULT_DIR;
-	a->unlink = config->unlink && !arg_no_unlink;
-	a->journal = !arg_no_journal && (config->storage == PSTORED_STORAGE_BOTH ||
-					 config->storage == PSTORED_STORAGE_JOURNAL);
+	a->unlink = a->config->unlink && !arg_no_unlink;
+	a->journal = !arg_no_journal && (a->config->storage == PSTORED_STORAGE_BOTH ||
+					 a->config->storage == PSTORED_STORAGE_JOURNAL);
+	return 0;
+}
+
+/* Lists the records of pstore and groups them into crashes. Returns 0 if there is no pstore. */
+static int archive_scan(Archive *a)
+{
+	const PstoredConfig *config = a->config;
+	int r;
 
 	r = pstore_dir_open(a->pstore_dir, !arg_pstore_dir, &a->pstore_fd, &a->error);
 	if (r <= 0)
@@ -1097,36 +1104,45 @@ static int archive_run(Archive *a)
 	for (size_t i = 0; i < a->scan->n_skipped; i++)
 		log_warning("%s/%s: %s, not a pstore record; skipped", a->pstore_dir,
 			    a->scan->skipped[i].name, a->scan->skipped[i].reason);
-	if (a->scan->n_crashes == 0) {
-		log_debug("%s: no records.", a->pstore_dir);
+	return 1;
+}
+
+/* Opens (or creates) the store, if Storage= wants one. */
+static int archive_open_store(Archive *a)
+{
+	int r;
+
+	if (a->config->storage != PSTORED_STORAGE_BOTH &&
+	    a->config->storage != PSTORED_STORAGE_STORE)
 		return 0;
+	r = store_open(arg_store_dir, STORE_CREATE, &a->store);
+	if (r == -EPERM) {
+		a->store_failed = true;
+		return log_error_errno_save(
+			r, &a->error,
+			"%s: refusing an unsafe crash store: it must be owned by root (or by the "
+			"user running pstored) and not be writable by group or others; the records "
+			"stay in %s: fix it with 'chown root: %s' and 'chmod go-w %s', see "
+			"pstored-store(5).",
+			arg_store_dir, a->pstore_dir, arg_store_dir, arg_store_dir);
 	}
-
-	if (config->storage == PSTORED_STORAGE_BOTH || config->storage == PSTORED_STORAGE_STORE) {
-		r = store_open(arg_store_dir, STORE_CREATE, &a->store);
-		if (r == -EPERM) {
-			a->store_failed = true;
-			return log_error_errno_save(
-				r, &a->error,
-				"%s: refusing an unsafe crash store: it must be owned by root (or "
-				"by the user running pstored) and not be writable by group or "
-				"others; the records stay in %s: fix it with 'chown root: %s' and "
-				"'chmod go-w %s', see pstored-store(5).",
-				arg_store_dir, a->pstore_dir, arg_store_dir, arg_store_dir);
-		}
-		if (r < 0) {
-			a->store_failed = true;
-			return log_error_errno_save(r, &a->error,
-						    "%s: cannot open the crash store: %m; the "
-						    "records stay in %s%s%s.",
-						    arg_store_dir, a->pstore_dir,
-						    failure_hint(r, true) ? ": " : "",
-						    failure_hint(r, true) ?: "");
-		}
+	if (r < 0) {
+		a->store_failed = true;
+		return log_error_errno_save(r, &a->error,
+					    "%s: cannot open the crash store: %m; the records stay "
+					    "in %s%s%s.",
+					    arg_store_dir, a->pstore_dir,
+					    failure_hint(r, true) ? ": " : "",
+					    failure_hint(r, true) ?: "");
 	}
+	return 0;
+}
 
-	if (a->store)
-		vacuum_store(a);
+/* Archives the crashes, in batches, as far as the run's budget goes. */
+static void archive_crashes(Archive *a)
+{
+	size_t n;
+	int r;
 
 	for (n = 0; n < a->scan->n_crashes; n++) {
 		(void)sd_notifyf(false, "STATUS=Archiving crash %zu of %zu", n + 1,
@@ -1152,6 +1168,29 @@ static int archive_run(Archive *a)
 			    "its budget, MaxRecordsPerRun= or MaxBytesPerRun= (raise them in "
 			    "pstored.conf to archive more at once)",
 			    a->scan->n_crashes - n, a->scan->n_crashes, a->pstore_dir);
+}
+
+static int archive_run(Archive *a)
+{
+	int r;
+
+	r = archive_setup(a);
+	if (r < 0)
+		return r;
+	r = archive_scan(a);
+	if (r <= 0)
+		return r;
+	if (a->scan->n_crashes == 0) {
+		log_debug("%s: no records.", a->pstore_dir);
+		return 0;
+	}
+	r = archive_open_store(a);
+	if (r < 0)
+		return r;
+	if (a->store)
+		vacuum_store(a);
+
+	archive_crashes(a);
 
 	(void)sd_notifyf(false,
 			 "STATUS=Archived %u crashes (%u already done, %u dropped, %u failed)",
