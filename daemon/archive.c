@@ -477,14 +477,80 @@ typedef enum RecordRole {
 	RECORD_LOG,	   /* a console, pmsg or ftrace log: stored, and listed in "logs" */
 } RecordRole;
 
+/*
+ * Inflates a compressed record for the log, only as far as the log can take it: MaxRecordSize=,
+ * and no more than MaxLogSize= leaves (and the header line) for text. Returns 1 with the data,
+ * 0 if it does not inflate and stays out of the log, or <0 after logging.
+ */
+static int inflate_for_log(Archive *a, const PstoreRecord *r, bool text, const char *raw,
+			   size_t raw_len, LogSink *sink, json_t *crash, char **ret,
+			   size_t *ret_len)
+{
+	size_t max = text ? MIN(a->config->max_record_size, sink->left + PSTORE_HEADER_MAX)
+			  : a->config->max_record_size;
+	int k;
+
+	k = pstore_record_inflate(raw, raw_len, max, ret, ret_len);
+	if (k == -EBADMSG) {
+		/* Stored byte for byte all the same: what it holds is for people to recover. */
+		k = crash_truncated(crash,
+				    "%s does not inflate: it is stored as it is, not in the log",
+				    r->name);
+		return k < 0 ? k : 0;
+	}
+	if (k < 0) {
+		log_record_error(a, r, k);
+		return k;
+	}
+	if (k > 0 && max < a->config->max_record_size)
+		sink->cut = true;
+	else if (k > 0) {
+		k = crash_truncated(crash,
+				    "MaxRecordSize=%" PRIu64 ": %s inflates to more, its "
+				    "first %zu bytes are in the log",
+				    a->config->max_record_size, r->name, *ret_len);
+		if (k < 0)
+			return k;
+	}
+	return 1;
+}
+
+/* Puts a record of the dump into the log: its text, or the decoding of a hardware error. */
+static int log_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, const char *raw,
+		      size_t raw_len, LogSink *sink, json_t *crash)
+{
+	_cleanup_free_ char *data = NULL;
+	bool text = record_is_text(c, r);
+	const char *buf = raw;
+	size_t len = raw_len;
+	int k;
+
+	if (r->name_parsed && r->n.compressed) {
+		k = inflate_for_log(a, r, text, raw, raw_len, sink, crash, &data, &len);
+		if (k <= 0)
+			return k;
+		buf = data;
+	}
+	if (text) {
+		const char *body;
+		size_t body_len;
+
+		pstore_record_body(r, buf, len, &body, &body_len);
+		k = log_sink_write(sink, body, body_len);
+		if (k < 0)
+			return log_error_errno(k, "Cannot write the log of %s: %m", r->name);
+	} else if (c->kind == PSTORE_CRASH_HARDWARE_ERROR)
+		return decode_hardware_error(a, r, buf, len, sink, crash);
+	return 0;
+}
+
 /* Copies one record into the crash (store and/or log), and lists it in crash.json. */
 static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, RecordRole role,
 		      StoreTxn *txn, LogSink *sink, json_t *crash)
 {
-	_cleanup_free_ char *raw = NULL, *data = NULL, *path = NULL;
+	_cleanup_free_ char *raw = NULL, *path = NULL;
 	char hex[SHA256_HEX_SIZE];
-	size_t raw_len, data_len = 0;
-	bool in_log = role == RECORD_MAIN;
+	size_t raw_len;
 	json_t *entry;
 	int k;
 
@@ -501,46 +567,8 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, R
 			return log_error_errno(k, "%s: cannot write %s: %m", store_path(a->store),
 					       path);
 	}
-	/* Only what the log can take is inflated: MaxRecordSize=, and no more than MaxLogSize=
-	 * leaves (and the header line) for text. */
-	if (in_log && r->name_parsed && r->n.compressed) {
-		bool text = record_is_text(c, r);
-		size_t max = text ? MIN(a->config->max_record_size, sink->left + PSTORE_HEADER_MAX)
-				  : a->config->max_record_size;
-
-		k = pstore_record_inflate(raw, raw_len, max, &data, &data_len);
-		if (k == -EBADMSG) {
-			/* Stored byte for byte all the same: what it holds is for people to recover. */
-			k = crash_truncated(crash, "%s does not inflate: it is stored as it is, not in the log",
-					    r->name);
-			if (k < 0)
-				return k;
-			in_log = false;
-		} else if (k < 0) {
-			log_record_error(a, r, k);
-			return k;
-		} else if (k > 0 && max < a->config->max_record_size)
-			sink->cut = true;
-		else if (k > 0) {
-			k = crash_truncated(crash,
-					    "MaxRecordSize=%" PRIu64 ": %s inflates to more, its "
-					    "first %zu bytes are in the log",
-					    a->config->max_record_size, r->name, data_len);
-			if (k < 0)
-				return k;
-		}
-	}
-	if (in_log && record_is_text(c, r)) {
-		const char *body;
-		size_t body_len;
-
-		pstore_record_body(r, data ?: raw, data ? data_len : raw_len, &body, &body_len);
-		k = log_sink_write(sink, body, body_len);
-		if (k < 0)
-			return log_error_errno(k, "Cannot write the log of %s: %m", r->name);
-	} else if (in_log && c->kind == PSTORE_CRASH_HARDWARE_ERROR) {
-		k = decode_hardware_error(a, r, data ?: raw, data ? data_len : raw_len, sink,
-					  crash);
+	if (role == RECORD_MAIN) {
+		k = log_record(a, c, r, raw, raw_len, sink, crash);
 		if (k < 0)
 			return k;
 	}
