@@ -1075,7 +1075,7 @@ static bool run_budget_take(Archive *a, const PstoreCrash *c)
 	uint64_t records = 0, bytes = 0;
 
 	for (size_t i = 0; (rec = pstore_crash_record(c, i)); i++) {
-		/* Such a crash fails at once, having read nothing: see archive_crash(). */
+		/* Such a crash fails at once, having read nothing: see crash_check_records(). */
 		if (rec->error < 0)
 			return true;
 		records++;
