@@ -437,14 +437,11 @@ static int decode_hardware_error(Archive *a, const PstoreRecord *r, const char *
 		return log_error_errno(k, "Cannot decode %s: %m", r->name);
 	if (json_object_set_new(crash, "hardware_error", doc) < 0)
 		return log_oom();
-	if (k > 0) {
-		k = crash_truncated(crash,
-				    "MaxRecordSize=%" PRIu64
-				    ": the sections of %s beyond it are not decoded",
-				    a->config->max_record_size, r->name);
-		if (k < 0)
-			return k;
-	}
+	if (k > 0 && crash_truncated(crash,
+				     "MaxRecordSize=%" PRIu64
+				     ": the sections of %s beyond it are not decoded",
+				     a->config->max_record_size, r->name) < 0)
+		return -ENOMEM;
 	severity = mce ? cper_mce_severity(buf, len)
 		       : json_string_value(json_object_get(
 				 json_array_get(json_object_get(doc, "records"), 0), "severity"));
@@ -504,14 +501,11 @@ static int inflate_for_log(Archive *a, const PstoreRecord *r, bool text, const c
 	}
 	if (k > 0 && max < a->config->max_record_size)
 		sink->cut = true;
-	else if (k > 0) {
-		k = crash_truncated(crash,
-				    "MaxRecordSize=%" PRIu64 ": %s inflates to more, its "
-				    "first %zu bytes are in the log",
-				    a->config->max_record_size, r->name, *ret_len);
-		if (k < 0)
-			return k;
-	}
+	else if (k > 0 && crash_truncated(crash,
+					  "MaxRecordSize=%" PRIu64 ": %s inflates to more, its "
+					  "first %zu bytes are in the log",
+					  a->config->max_record_size, r->name, *ret_len) < 0)
+		return -ENOMEM;
 	return 1;
 }
 
@@ -637,14 +631,12 @@ static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTx
 	r = crash_json_new(a, c, id, &crash);
 	if (r < 0)
 		return log_oom();
-	if (c->n_parts_cut > 0) {
-		r = crash_truncated(crash,
-				    "MaxParts=%" PRIu64
-				    ": the %zu oldest parts are stored, but not in the log",
-				    a->config->max_parts, c->n_parts_cut);
-		if (r < 0)
-			return r;
-	}
+	if (c->n_parts_cut > 0 &&
+	    crash_truncated(crash,
+			    "MaxParts=%" PRIu64
+			    ": the %zu oldest parts are stored, but not in the log",
+			    a->config->max_parts, c->n_parts_cut) < 0)
+		return -ENOMEM;
 	r = add_records(a, c, txn, &sink, crash);
 	if (r < 0)
 		return r;
@@ -655,13 +647,11 @@ static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTx
 			return log_error_errno(r, "%s: cannot write dmesg.txt of crash %s: %m",
 					       store_path(a->store), id);
 	}
-	if (sink.cut) {
-		r = crash_truncated(
-			crash, "MaxLogSize=%" PRIu64 ": the log holds its first %" PRIu64 " bytes",
-			a->config->max_log_size, a->config->max_log_size);
-		if (r < 0)
-			return r;
-	}
+	if (sink.cut &&
+	    crash_truncated(crash,
+			    "MaxLogSize=%" PRIu64 ": the log holds its first %" PRIu64 " bytes",
+			    a->config->max_log_size, a->config->max_log_size) < 0)
+		return -ENOMEM;
 	if (c->kind == PSTORE_CRASH_KERNEL) {
 		r = crash_add_analysis(crash, log_text(&a->log), log_text_len(&a->log));
 		if (r < 0)
