@@ -611,27 +611,6 @@ static int index_line_format(json_t *summary, char **ret, size_t *ret_len)
 	return 0;
 }
 
-/*
- * Splits an index line (without its newline) into its columns in place.
- * Returns _COLUMN_MAX for a crash, 2 for a tombstone, -EBADMSG otherwise.
- */
-static int index_line_split(char *line, char *columns[static _COLUMN_MAX])
-{
-	int n = 0;
-
-	columns[n++] = line;
-	for (char *p = line; *p && n < _COLUMN_MAX; p++)
-		if (*p == '\t') {
-			*p = '\0';
-			columns[n++] = p + 1;
-		}
-	if (!store_crash_id_is_valid(columns[COLUMN_ID]))
-		return -EBADMSG;
-	if (n == 2 && streq(columns[COLUMN_TIME], INDEX_TOMBSTONE))
-		return 2;
-	return n == _COLUMN_MAX ? n : -EBADMSG;
-}
-
 static int index_append_text(Store *s, const char *text, size_t len)
 {
 	_cleanup_close_ int fd = -1;
@@ -775,62 +754,260 @@ static int index_append_crash(Store *s, json_t *crash)
 }
 
 /*
+ * One line of the mapped index; column c is start[begin(c) ... end[c]). Lines
+ * are sorted through pointers to them, 8 bytes to move rather than 64.
+ */
+typedef struct IndexLine {
+	const char *start;
+	uint32_t end[_COLUMN_MAX]; /* end[COLUMN_SUMMARY]: the newline */
+	uint64_t time;
+	bool deleted;
+} IndexLine;
+
+static uint32_t column_begin(const IndexLine *x, int c)
+{
+	return c == 0 ? 0 : x->end[c - 1] + 1;
+}
+
+/* By id, then in the order of the file (a later line starts further into the mapping). */
+static int compare_index_lines(const void *a, const void *b)
+{
+	const IndexLine *x = *(const IndexLine *const *)a, *y = *(const IndexLine *const *)b;
+	int c = memcmp(x->start, y->start, STORE_CRASH_ID_LEN);
+
+	if (c != 0)
+		return c;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Parses one index line, p ... eol (its CRC column's tab), without changing it. */
+static int index_line_parse(const char *p, const char *eol, IndexLine *ret)
+{
+	char id[STORE_CRASH_ID_LEN + 1];
+	IndexLine x = {.start = p};
+	const char *q = p;
+	int n = 0;
+
+	/* memchr() rather than a loop over each byte: 10,000 lines of some 200 bytes. */
+	while (n < COLUMN_SUMMARY && (q = memchr(q, '\t', eol - q)))
+		x.end[n++] = (uint32_t)(q++ - p);
+	if (n == 0 || x.end[COLUMN_ID] != STORE_CRASH_ID_LEN || eol - p > UINT32_MAX)
+		return -EBADMSG;
+	memcpy(id, p, STORE_CRASH_ID_LEN);
+	id[STORE_CRASH_ID_LEN] = '\0';
+	if (!store_crash_id_is_valid(id))
+		return -EBADMSG;
+
+	if (n == 1 && eol - p == STORE_CRASH_ID_LEN + 2 && p[STORE_CRASH_ID_LEN + 1] == '-') {
+		x.deleted = true;
+		*ret = x;
+		return 0;
+	}
+	if (n != COLUMN_SUMMARY)
+		return -EBADMSG;
+	x.end[COLUMN_SUMMARY] = (uint32_t)(eol - p);
+	for (uint32_t i = column_begin(&x, COLUMN_TIME); i < x.end[COLUMN_TIME]; i++) {
+		if (p[i] < '0' || p[i] > '9' || x.time > (UINT64_MAX - 9) / 10)
+			return -EBADMSG;
+		x.time = x.time * 10 + (uint64_t)(p[i] - '0');
+	}
+	*ret = x;
+	return 0;
+}
+
+/* Maps the index read-only; *ret = NULL for an empty or missing one. */
+static int index_map(Store *s, const char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	void *p;
+
+	fd = open_regular_at(s->dir_fd, INDEX_FILE, O_RDONLY, 0);
+	if (fd == -ENOENT) {
+		*ret = NULL;
+		*ret_len = 0;
+		return 0;
+	}
+	/* Not a regular file: a corrupt index, which the crash directories replace. */
+	if (fd == -EISDIR || fd == -EBADFD || fd == -ELOOP)
+		return -EBADMSG;
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size > INDEX_MAX)
+		return -EFBIG;
+	if (st.st_size == 0) {
+		*ret = NULL;
+		*ret_len = 0;
+		return 0;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	*ret = p;
+	*ret_len = st.st_size;
+	return 0;
+}
+
+/*
+ * The index as its readers see it: the file, its lines in the order of
+ * the file, and the last line of each id, tombstones dropped, sorted by id. A
+ * line that does not parse or whose CRC does not match is left out, and makes
+ * the index corrupt.
+ */
+typedef struct IndexLines {
+	const char *buf; /* the mapped file, NULL for an empty or missing index */
+	size_t buf_size;
+	IndexLine *lines;
+	size_t n_lines;
+	IndexLine **by_id;
+	size_t n_by_id;
+	unsigned n_file_lines; /* every whole line: stamps and corrupt lines too */
+	bool stamped;	       /* the directory matches the last stamp */
+	bool corrupt;
+} IndexLines;
+
+static void index_lines_done(IndexLines *ix)
+{
+	if (ix->buf)
+		munmap((void *)ix->buf, ix->buf_size);
+	free(ix->lines);
+	free(ix->by_id);
+}
+
+/* Parses every whole line of the mapping into ix->lines; *ret_stamp gets the last stamp. */
+static int index_lines_scan(IndexLines *ix, const char **ret_stamp, const char **ret_stamp_eol)
+{
+	const char *buf = ix->buf, *stamp = NULL, *stamp_eol = NULL;
+	size_t allocated = 0;
+
+	for (const char *p = buf, *eol, *end; p < buf + ix->buf_size; p = eol + 1) {
+		eol = memchr(p, '\n', buf + ix->buf_size - p);
+		if (!eol)
+			break; /* a torn last line never happened */
+		ix->n_file_lines++;
+		if (*p == '#') {
+			/* Every change appends one: only the last tells. */
+			stamp = p;
+			stamp_eol = eol;
+			continue;
+		}
+		if (ix->n_lines == allocated) {
+			size_t a = MAX(allocated * 2, 256);
+			IndexLine *w = reallocarray(ix->lines, a, sizeof(*w));
+
+			if (!w)
+				return -ENOMEM;
+			ix->lines = w;
+			allocated = a;
+		}
+		if (index_line_verify(p, eol, &end) < 0 ||
+		    index_line_parse(p, end, &ix->lines[ix->n_lines]) < 0)
+			ix->corrupt = true;
+		else
+			ix->n_lines++;
+	}
+	*ret_stamp = stamp;
+	*ret_stamp_eol = stamp_eol;
+	return 0;
+}
+
+/* Points ix->by_id at the last line of each id, tombstones dropped, sorted by id. */
+static int index_lines_latest(IndexLines *ix)
+{
+	size_t k = 0;
+
+	ix->by_id = calloc(ix->n_lines + 1, sizeof(*ix->by_id));
+	if (!ix->by_id)
+		return -ENOMEM;
+	for (size_t i = 0; i < ix->n_lines; i++)
+		ix->by_id[i] = &ix->lines[i];
+	if (ix->n_lines > 0)
+		qsort(ix->by_id, ix->n_lines, sizeof(*ix->by_id), compare_index_lines);
+	for (size_t i = 0; i < ix->n_lines; i++) {
+		IndexLine *x = ix->by_id[i];
+
+		if (i + 1 < ix->n_lines &&
+		    memcmp(x->start, ix->by_id[i + 1]->start, STORE_CRASH_ID_LEN) == 0)
+			continue;
+		if (!x->deleted)
+			ix->by_id[k++] = x;
+	}
+	ix->n_by_id = k;
+	return 0;
+}
+
+/*
+ * Maps and parses the index: the one reader of its format. A missing or empty
+ * index has no lines; one that is not a regular file is corrupt.
+ */
+static int index_lines_read(Store *s, IndexLines *ret)
+{
+	_cleanup_(index_lines_done) IndexLines ix = {};
+	const char *stamp = NULL, *stamp_eol = NULL;
+	IndexStamp x;
+	int r;
+
+	r = index_map(s, &ix.buf, &ix.buf_size);
+	if (r == -EBADMSG)
+		ix.corrupt = true;
+	else if (r < 0)
+		return r;
+	if (ix.buf) {
+		r = index_lines_scan(&ix, &stamp, &stamp_eol);
+		if (r < 0)
+			return r;
+	}
+	r = index_lines_latest(&ix);
+	if (r < 0)
+		return r;
+	if (stamp && index_stamp_parse(stamp, stamp_eol, &x) < 0)
+		ix.corrupt = true;
+	ix.stamped = !ix.corrupt && stamp && index_stamp_matches(s, &x);
+	*ret = ix;
+	ix = (IndexLines){};
+	return 0;
+}
+
+/* Adds the summary of an index line to map (id -> summary); -EBADMSG if it is not that id's. */
+static int map_add_index_line(json_t *map, const IndexLine *x)
+{
+	uint32_t b = column_begin(x, COLUMN_SUMMARY);
+	char id[STORE_CRASH_ID_LEN + 1];
+	json_t *summary, *sid;
+
+	memcpy(id, x->start, STORE_CRASH_ID_LEN);
+	id[STORE_CRASH_ID_LEN] = '\0';
+	summary = json_loadb(x->start + b, x->end[COLUMN_SUMMARY] - b, 0, NULL);
+	sid = json_object_get(summary, "id");
+	if (!json_is_object(summary) || !json_is_string(sid) || !streq(json_string_value(sid), id)) {
+		json_decref(summary);
+		return -EBADMSG;
+	}
+	return json_object_set_new(map, id, summary) < 0 ? -ENOMEM : 0;
+}
+
+/*
  * Reads the index into map (id -> summary). Returns the number of lines, or
  * -EBADMSG (map still filled with what was readable) if a line is corrupt.
  */
 static int index_read(Store *s, json_t *map)
 {
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL;
-	size_t allocated = 0;
-	int fd, lines = 0;
-	bool corrupt = false;
-	ssize_t n;
+	_cleanup_(index_lines_done) IndexLines ix = {};
+	int r;
 
-	fd = open_regular_at(s->dir_fd, INDEX_FILE, O_RDONLY, 0);
-	if (fd < 0)
-		return fd;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -errno;
+	r = index_lines_read(s, &ix);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ix.n_by_id; i++) {
+		r = map_add_index_line(map, ix.by_id[i]);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			ix.corrupt = true;
 	}
-
-	while ((n = getline(&line, &allocated, f)) > 0) {
-		char *columns[_COLUMN_MAX];
-		const char *end;
-		json_t *entry, *id;
-		int k;
-
-		if (line[n - 1] != '\n')
-			break; /* a writer was interrupted mid-line: the line never happened */
-		lines++;
-		if (line[0] == '#')
-			continue; /* a stamp */
-		if (index_line_verify(line, line + n - 1, &end) < 0) {
-			corrupt = true;
-			continue;
-		}
-		line[end - line] = '\0';
-		k = index_line_split(line, columns);
-		if (k == 2) {
-			(void)json_object_del(map, columns[COLUMN_ID]);
-			continue;
-		}
-		entry = k < 0 ? NULL : json_loads(columns[COLUMN_SUMMARY], 0, NULL);
-		id = json_object_get(entry, "id");
-		if (!json_is_object(entry) || !json_is_string(id) ||
-		    !streq(json_string_value(id), columns[COLUMN_ID])) {
-			json_decref(entry);
-			corrupt = true;
-			continue;
-		}
-		if (json_object_set_new(map, columns[COLUMN_ID], entry) < 0)
-			return -ENOMEM;
-	}
-	if (ferror(f))
-		return -EIO;
-	return corrupt ? -EBADMSG : lines;
+	return ix.corrupt ? -EBADMSG : (int)MIN(ix.n_file_lines, (unsigned)INT32_MAX);
 }
 
 static int index_write(Store *s, json_t *map)
@@ -1143,33 +1320,6 @@ static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
 	return 0;
 }
 
-/*
- * One line of the mapped index; column c is start[begin(c) ... end[c]). Lines
- * are sorted through pointers to them, 8 bytes to move rather than 64.
- */
-typedef struct IndexLine {
-	const char *start;
-	uint32_t end[_COLUMN_MAX]; /* end[COLUMN_SUMMARY]: the newline */
-	uint64_t time;
-	bool deleted;
-} IndexLine;
-
-static uint32_t column_begin(const IndexLine *x, int c)
-{
-	return c == 0 ? 0 : x->end[c - 1] + 1;
-}
-
-/* By id, then in the order of the file (a later line starts further into the mapping). */
-static int compare_index_lines(const void *a, const void *b)
-{
-	const IndexLine *x = *(const IndexLine *const *)a, *y = *(const IndexLine *const *)b;
-	int c = memcmp(x->start, y->start, STORE_CRASH_ID_LEN);
-
-	if (c != 0)
-		return c;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* By time, then id: the order of the listing. */
 static int compare_index_lines_by_time(const void *a, const void *b)
 {
@@ -1187,110 +1337,6 @@ static int compare_entries(const void *a, const void *b)
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return strcmp(x->id, y->id);
-}
-
-/* Parses one index line, p ... eol (its CRC column's tab), without changing it. */
-static int index_line_parse(const char *p, const char *eol, IndexLine *ret)
-{
-	char id[STORE_CRASH_ID_LEN + 1];
-	IndexLine x = {.start = p};
-	const char *q = p;
-	int n = 0;
-
-	/* memchr() rather than a loop over each byte: 10,000 lines of some 200 bytes. */
-	while (n < COLUMN_SUMMARY && (q = memchr(q, '\t', eol - q)))
-		x.end[n++] = (uint32_t)(q++ - p);
-	if (n == 0 || x.end[COLUMN_ID] != STORE_CRASH_ID_LEN || eol - p > UINT32_MAX)
-		return -EBADMSG;
-	memcpy(id, p, STORE_CRASH_ID_LEN);
-	id[STORE_CRASH_ID_LEN] = '\0';
-	if (!store_crash_id_is_valid(id))
-		return -EBADMSG;
-
-	if (n == 1 && eol - p == STORE_CRASH_ID_LEN + 2 && p[STORE_CRASH_ID_LEN + 1] == '-') {
-		x.deleted = true;
-		*ret = x;
-		return 0;
-	}
-	if (n != COLUMN_SUMMARY)
-		return -EBADMSG;
-	x.end[COLUMN_SUMMARY] = (uint32_t)(eol - p);
-	for (uint32_t i = column_begin(&x, COLUMN_TIME); i < x.end[COLUMN_TIME]; i++) {
-		if (p[i] < '0' || p[i] > '9' || x.time > (UINT64_MAX - 9) / 10)
-			return -EBADMSG;
-		x.time = x.time * 10 + (uint64_t)(p[i] - '0');
-	}
-	*ret = x;
-	return 0;
-}
-
-/*
- * The index's lines (*ret_lines, in the order of the file) and the last line
- * of each id, tombstones dropped, sorted by id (*ret_by_id, *ret_n of them).
- * *ret_stamped tells whether the directory matches the last stamp.
- */
-static int index_lines_parse(Store *s, const char *buf, size_t len, IndexLine **ret_lines,
-			     IndexLine ***ret_by_id, size_t *ret_n, bool *ret_stamped)
-{
-	_cleanup_free_ IndexLine *v = NULL;
-	_cleanup_free_ IndexLine **by_id = NULL;
-	size_t n = 0, allocated = 0, k = 0;
-	const char *stamp = NULL, *stamp_eol = NULL;
-	IndexStamp x;
-	int r;
-
-	for (const char *p = buf, *eol, *end; p < buf + len; p = eol + 1) {
-		eol = memchr(p, '\n', buf + len - p);
-		if (!eol)
-			break; /* a torn last line never happened */
-		if (*p == '#') {
-			/* Every change appends one: only the last tells. */
-			stamp = p;
-			stamp_eol = eol;
-			continue;
-		}
-		if (n == allocated) {
-			size_t a = MAX(allocated * 2, 256);
-			IndexLine *w = reallocarray(v, a, sizeof(*w));
-
-			if (!w)
-				return -ENOMEM;
-			v = w;
-			allocated = a;
-		}
-		r = index_line_verify(p, eol, &end);
-		if (r < 0)
-			return r;
-		r = index_line_parse(p, end, &v[n]);
-		if (r < 0)
-			return r;
-		n++;
-	}
-
-	by_id = calloc(n + 1, sizeof(*by_id));
-	if (!by_id)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		by_id[i] = &v[i];
-	if (n > 0)
-		qsort(by_id, n, sizeof(*by_id), compare_index_lines);
-	for (size_t i = 0; i < n; i++) {
-		if (i + 1 < n &&
-		    memcmp(by_id[i]->start, by_id[i + 1]->start, STORE_CRASH_ID_LEN) == 0)
-			continue;
-		if (!by_id[i]->deleted)
-			by_id[k++] = by_id[i];
-	}
-	if (stamp) {
-		r = index_stamp_parse(stamp, stamp_eol, &x);
-		if (r < 0)
-			return r;
-	}
-	*ret_lines = TAKE_PTR(v);
-	*ret_by_id = TAKE_PTR(by_id);
-	*ret_n = k;
-	*ret_stamped = stamp && index_stamp_matches(s, &x);
-	return 0;
 }
 
 typedef char CrashIdSlot[STORE_CRASH_ID_LEN + 1];
@@ -1337,41 +1383,6 @@ static int crash_dir_names(Store *s, CrashIdSlot **ret, size_t *ret_n)
 		qsort(v, n, sizeof(*v), compare_slots);
 	*ret = TAKE_PTR(v);
 	*ret_n = n;
-	return 0;
-}
-
-/* Maps the index read-only; *ret = NULL for an empty or missing one. */
-static int index_map(Store *s, const char **ret, size_t *ret_len)
-{
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	void *p;
-
-	fd = open_regular_at(s->dir_fd, INDEX_FILE, O_RDONLY, 0);
-	if (fd == -ENOENT) {
-		*ret = NULL;
-		*ret_len = 0;
-		return 0;
-	}
-	/* Not a regular file: a corrupt index, which the crash directories replace. */
-	if (fd == -EISDIR || fd == -EBADFD || fd == -ELOOP)
-		return -EBADMSG;
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if ((uint64_t)st.st_size > INDEX_MAX)
-		return -EFBIG;
-	if (st.st_size == 0) {
-		*ret = NULL;
-		*ret_len = 0;
-		return 0;
-	}
-	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	*ret = p;
-	*ret_len = st.st_size;
 	return 0;
 }
 
@@ -1429,13 +1440,13 @@ static int listing_copy_strings(StoreListing *l, IndexLine *const *keep, size_t 
 int store_list_entries(Store *s, StoreListing **ret)
 {
 	_cleanup_(store_listing_freep) StoreListing *l = NULL;
-	_cleanup_free_ IndexLine *lines = NULL;
-	_cleanup_free_ IndexLine **by_id = NULL, **keep = NULL;
+	_cleanup_(index_lines_done) IndexLines ix = {};
+	_cleanup_free_ IndexLine **keep = NULL;
 	_cleanup_free_ CrashIdSlot *dirs = NULL;
 	_cleanup_free_ size_t *missing = NULL;
-	size_t n_lines = 0, n_dirs = 0, n_keep = 0, n_missing = 0, len = 0, i = 0;
-	const char *index = NULL;
-	bool stamped = false, corrupt = false;
+	size_t n_lines = 0, n_dirs = 0, n_keep = 0, n_missing = 0, i = 0;
+	IndexLine **by_id;
+	bool stamped;
 	int r;
 
 	l = calloc(1, sizeof(*l));
@@ -1445,33 +1456,30 @@ int store_list_entries(Store *s, StoreListing **ret)
 	if (!l->loaded)
 		return -ENOMEM;
 
-	r = index_map(s, &index, &len);
-	if (r >= 0 && index)
-		r = index_lines_parse(s, index, len, &lines, &by_id, &n_lines, &stamped);
+	r = index_lines_read(s, &ix);
+	if (r < 0)
+		return r;
+	by_id = ix.by_id;
 	/* A corrupt index: list from the crash directories, and tell. */
-	if (r == -EBADMSG) {
-		corrupt = true;
-		n_lines = 0;
-	} else if (r < 0)
-		goto out;
+	if (!ix.corrupt)
+		n_lines = ix.n_by_id;
+	stamped = ix.stamped;
 
 	/* Unless the store directory is as a writer left it after checking the index (then the
 	 * index holds every crash, and only those), the crash directories tell. */
 	if (!stamped) {
 		r = crash_dir_names(s, &dirs, &n_dirs);
 		if (r < 0)
-			goto out;
+			return r;
 	}
 	if (stamped) {
-		keep = TAKE_PTR(by_id);
+		keep = TAKE_PTR(ix.by_id);
 		n_keep = n_lines;
 	} else {
 		keep = calloc(MIN(n_lines, n_dirs) + 1, sizeof(*keep));
 		missing = calloc(n_dirs + 1, sizeof(*missing));
-		if (!keep || !missing) {
-			r = -ENOMEM;
-			goto out;
-		}
+		if (!keep || !missing)
+			return -ENOMEM;
 	}
 	/* Both sorted by id: an indexed crash whose directory is gone is dropped, a directory
 	 * the index lacks is read from its crash.json. */
@@ -1493,27 +1501,21 @@ int store_list_entries(Store *s, StoreListing **ret)
 
 	l->n_allocated = n_keep + n_missing + 1;
 	l->entries = mmap_populated(l->n_allocated * sizeof(*l->entries));
-	if (!l->entries) {
-		r = -errno;
-		goto out;
-	}
+	if (!l->entries)
+		return -errno;
 	r = listing_copy_strings(l, keep, n_keep);
 	for (size_t k = 0; r >= 0 && k < n_missing; k++)
 		r = listing_add_loaded(l, s, dirs[missing[k]]);
 	if (r < 0)
-		goto out;
+		return r;
 
 	if (n_missing > 0)
 		qsort(l->entries, l->n_entries, sizeof(*l->entries), compare_entries);
 	/* The summaries point into the mapping: the listing keeps it. */
-	l->index = TAKE_PTR(index);
-	l->index_size = len;
+	l->index = TAKE_PTR(ix.buf);
+	l->index_size = ix.buf_size;
 	*ret = TAKE_PTR(l);
-	r = corrupt;
-out:
-	if (index)
-		munmap((void *)index, len);
-	return r;
+	return ix.corrupt;
 }
 
 int store_rebuild_index(Store *s)
