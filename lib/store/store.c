@@ -392,6 +392,20 @@ int store_load_crash(Store *s, const char *id, json_t **ret_crash)
 	return load_crash_at(fd, id, ret_crash);
 }
 
+/* The summary of a crash from its crash.json; *ret = NULL if it is not a whole crash. */
+static int crash_summary_load(Store *s, const char *id, json_t **ret)
+{
+	_cleanup_close_ int fd = open_crash_dir(s, id);
+	json_auto_t *crash = NULL;
+
+	/* Not a whole crash (or unreadable): not listed, like a stray file. */
+	if (fd < 0 || load_crash_at(fd, id, &crash) < 0) {
+		*ret = NULL;
+		return 0;
+	}
+	return store_crash_summary(crash, ret);
+}
+
 static bool upload_state_is_unsent(const char *state)
 {
 	return streq(state, "pending") || streq(state, "failed");
@@ -970,44 +984,51 @@ static int index_lines_read(Store *s, IndexLines *ret)
 	return 0;
 }
 
-/* Adds the summary of an index line to map (id -> summary); -EBADMSG if it is not that id's. */
-static int map_add_index_line(json_t *map, const IndexLine *x)
-{
-	uint32_t b = column_begin(x, COLUMN_SUMMARY);
-	char id[STORE_CRASH_ID_LEN + 1];
-	json_t *summary, *sid;
+typedef char CrashIdSlot[STORE_CRASH_ID_LEN + 1];
 
-	memcpy(id, x->start, STORE_CRASH_ID_LEN);
-	id[STORE_CRASH_ID_LEN] = '\0';
-	summary = json_loadb(x->start + b, x->end[COLUMN_SUMMARY] - b, 0, NULL);
-	sid = json_object_get(summary, "id");
-	if (!json_is_object(summary) || !json_is_string(sid) || !streq(json_string_value(sid), id)) {
-		json_decref(summary);
-		return -EBADMSG;
-	}
-	return json_object_set_new(map, id, summary) < 0 ? -ENOMEM : 0;
+static int compare_slots(const void *a, const void *b)
+{
+	return strcmp(a, b);
 }
 
-/*
- * Reads the index into map (id -> summary). Returns the number of lines, or
- * -EBADMSG (map still filled with what was readable) if a line is corrupt.
- */
-static int index_read(Store *s, json_t *map)
+/* The crash directories' names (valid crash ids), sorted. */
+static int crash_dir_names(Store *s, CrashIdSlot **ret, size_t *ret_n)
 {
-	_cleanup_(index_lines_done) IndexLines ix = {};
-	int r;
+	_cleanup_free_ CrashIdSlot *v = NULL;
+	size_t n = 0, allocated = 0;
+	struct dirent *de;
+	int r = 0;
+	DIR *d;
 
-	r = index_lines_read(s, &ix);
+	r = opendir_at(s->dir_fd, ".", 0, &d);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < ix.n_by_id; i++) {
-		r = map_add_index_line(map, ix.by_id[i]);
-		if (r == -ENOMEM)
-			return r;
-		if (r < 0)
-			ix.corrupt = true;
+
+	FOREACH_DIRENT(de, d, r = -errno) {
+		if (!store_crash_id_is_valid(de->d_name) ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		if (n == allocated) {
+			size_t a = MAX(allocated * 2, 256);
+			CrashIdSlot *w = reallocarray(v, a, sizeof(*w));
+
+			if (!w) {
+				r = -ENOMEM;
+				break;
+			}
+			v = w;
+			allocated = a;
+		}
+		memcpy(v[n++], de->d_name, sizeof(CrashIdSlot));
 	}
-	return ix.corrupt ? -EBADMSG : (int)MIN(ix.n_file_lines, (unsigned)INT32_MAX);
+	closedir(d);
+	if (r < 0)
+		return r;
+	if (n > 0) /* an empty store leaves v NULL, which qsort() must not see */
+		qsort(v, n, sizeof(*v), compare_slots);
+	*ret = TAKE_PTR(v);
+	*ret_n = n;
+	return 0;
 }
 
 static int index_write(Store *s, json_t *map)
@@ -1057,88 +1078,134 @@ static int index_write_empty(Store *s)
 }
 
 /*
- * Makes map agree with the crash directories: one readdir, reading only the
- * crash.json of crashes the index lacks. Returns > 0 if map changed.
+ * Checks the index's lines against the crash directories, both sorted by id:
+ * drops from ix->by_id the crashes whose directory is gone, and gives the
+ * directories the index lacks, sorted (*ret_missing, *ret_n_missing). With
+ * trust_stamp, an index whose stamp the directory matches holds every crash
+ * there is, and only those: the directory is not read.
  */
-static int index_reconcile(Store *s, json_t *map)
+static int index_reconcile(Store *s, IndexLines *ix, bool trust_stamp, CrashIdSlot **ret_missing,
+			   size_t *ret_n_missing)
 {
-	json_auto_t *present = NULL;
-	bool changed = false;
-	struct dirent *de;
-	const char *id;
-	json_t *v, *tmp;
-	DIR *d;
-	int r = 0;
+	_cleanup_free_ CrashIdSlot *dirs = NULL;
+	size_t n_dirs = 0, n_keep = 0, n_missing = 0, i = 0;
+	int r;
 
-	present = json_object();
-	if (!present)
+	if (trust_stamp && ix->stamped) {
+		*ret_missing = NULL;
+		*ret_n_missing = 0;
+		return 0;
+	}
+	r = crash_dir_names(s, &dirs, &n_dirs);
+	if (r < 0)
+		return r;
+	/* Both arrays are compacted in place: neither write index passes its read index. */
+	for (size_t j = 0; j < n_dirs; j++) {
+		int c = 1;
+
+		while (i < ix->n_by_id &&
+		       (c = memcmp(ix->by_id[i]->start, dirs[j], STORE_CRASH_ID_LEN)) < 0)
+			i++;
+		if (i < ix->n_by_id && c == 0)
+			ix->by_id[n_keep++] = ix->by_id[i++];
+		else
+			memmove(dirs[n_missing++], dirs[j], sizeof(CrashIdSlot));
+	}
+	ix->n_by_id = n_keep;
+	*ret_missing = TAKE_PTR(dirs);
+	*ret_n_missing = n_missing;
+	return 0;
+}
+
+/* Adds the summary of the crash in directory id to map; 1 if it is a whole crash, else 0. */
+static int map_add_loaded(Store *s, json_t *map, const char *id)
+{
+	json_t *summary;
+	int r;
+
+	r = crash_summary_load(s, id, &summary);
+	if (r < 0 || !summary)
+		return r;
+	return json_object_set_new(map, id, summary) < 0 ? -ENOMEM : 1;
+}
+
+/*
+ * Adds a crash's summary to map: its index line's, or else (the line's JSON is
+ * not the summary of that id) its crash.json's. Returns 1 in the second case.
+ */
+static int map_add_indexed(Store *s, json_t *map, const IndexLine *x)
+{
+	uint32_t b = column_begin(x, COLUMN_SUMMARY);
+	char id[STORE_CRASH_ID_LEN + 1];
+	json_t *summary, *sid;
+	int r;
+
+	memcpy(id, x->start, STORE_CRASH_ID_LEN);
+	id[STORE_CRASH_ID_LEN] = '\0';
+	summary = json_loadb(x->start + b, x->end[COLUMN_SUMMARY] - b, 0, NULL);
+	sid = json_object_get(summary, "id");
+	if (json_is_object(summary) && json_is_string(sid) && streq(json_string_value(sid), id))
+		return json_object_set_new(map, id, summary) < 0 ? -ENOMEM : 0;
+	json_decref(summary);
+	r = map_add_loaded(s, map, id);
+	return r < 0 ? r : 1;
+}
+
+/*
+ * The index's lines checked against the crash directories, as a map (id ->
+ * summary): one readdir, reading only the crash.json of crashes the index
+ * lacks. Returns > 0 if the index differs from the directories.
+ */
+static int index_reconcile_map(Store *s, IndexLines *ix, json_t **ret_map)
+{
+	_cleanup_free_ CrashIdSlot *missing = NULL;
+	size_t n_indexed = ix->n_by_id, n_missing;
+	json_auto_t *map = NULL;
+	bool changed;
+	int r;
+
+	map = json_object();
+	if (!map)
 		return -ENOMEM;
-	r = opendir_at(s->dir_fd, ".", 0, &d);
+	r = index_reconcile(s, ix, false, &missing, &n_missing);
 	if (r < 0)
 		return r;
-
-	FOREACH_DIRENT(de, d, r = -errno) {
-		if (!store_crash_id_is_valid(de->d_name))
-			continue;
-		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
-			continue;
-		if (json_object_set_new(present, de->d_name, json_true()) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		if (!json_object_get(map, de->d_name)) {
-			_cleanup_close_ int crash_fd = open_crash_dir(s, de->d_name);
-			json_auto_t *crash = NULL;
-			json_t *summary;
-
-			/* Not a whole crash (or unreadable): not listed, like a stray file. */
-			if (crash_fd < 0 || load_crash_at(crash_fd, de->d_name, &crash) < 0) {
-				json_object_del(present, de->d_name);
-				continue;
-			}
-			r = store_crash_summary(crash, &summary);
-			if (r < 0)
-				break;
-			if (json_object_set_new(map, de->d_name, summary) < 0) {
-				r = -ENOMEM;
-				break;
-			}
-			changed = true;
-		}
+	changed = ix->n_by_id < n_indexed;
+	for (size_t i = 0; i < ix->n_by_id; i++) {
+		r = map_add_indexed(s, map, ix->by_id[i]);
+		if (r < 0)
+			return r;
+		changed = changed || r > 0;
 	}
-	closedir(d);
-	if (r < 0)
-		return r;
-
-	json_object_foreach_safe(map, tmp, id, v) {
-		if (!json_object_get(present, id)) {
-			json_object_del(map, id);
-			changed = true;
-		}
+	for (size_t i = 0; i < n_missing; i++) {
+		r = map_add_loaded(s, map, missing[i]);
+		if (r < 0)
+			return r;
+		changed = changed || r > 0;
 	}
+	*ret_map = TAKE_PTR(map);
 	return changed;
 }
 
 /* Loads the index, checked against the directories. Returns > 0 if it should be rewritten. */
 static int index_load(Store *s, json_t **ret_map)
 {
+	_cleanup_(index_lines_done) IndexLines ix = {};
 	json_auto_t *map = NULL;
 	bool rewrite;
-	int lines, r;
+	int r;
 
-	map = json_object();
-	if (!map)
-		return -ENOMEM;
-	lines = index_read(s, map);
-	if (lines == -ENOMEM)
-		return lines;
-	rewrite = lines < 0;
+	r = index_lines_read(s, &ix);
+	if (r == -ENOMEM)
+		return r;
+	/* An index that cannot be read is rebuilt from the crash directories. */
+	rewrite = r < 0 || ix.corrupt;
 
-	r = index_reconcile(s, map);
+	r = index_reconcile_map(s, &ix, &map);
 	if (r < 0)
 		return r;
 	/* Compact once superseded lines outnumber live ones. */
-	if (r > 0 || (lines > 0 && (size_t)lines > 2 * json_object_size(map) + 64))
+	if (r > 0 || ix.n_file_lines > 2 * json_object_size(map) + 64)
 		rewrite = true;
 
 	*ret_map = TAKE_PTR(map);
@@ -1280,18 +1347,13 @@ static const char *string_or_empty(json_t *o, const char *key)
 /* An entry for a crash the index lacks, from its crash.json (the slow way). */
 static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
 {
-	_cleanup_close_ int fd = open_crash_dir(s, id);
-	json_auto_t *crash = NULL;
 	json_t *summary;
 	StoreListEntry *e;
 	char **text;
 	int r;
 
-	/* Not a whole crash (or unreadable): not listed, like a stray file. */
-	if (fd < 0 || load_crash_at(fd, id, &crash) < 0)
-		return 0;
-	r = store_crash_summary(crash, &summary);
-	if (r < 0)
+	r = crash_summary_load(s, id, &summary);
+	if (r < 0 || !summary)
 		return r;
 	if (json_array_append_new(l->loaded, summary) < 0)
 		return -ENOMEM;
@@ -1337,53 +1399,6 @@ static int compare_entries(const void *a, const void *b)
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return strcmp(x->id, y->id);
-}
-
-typedef char CrashIdSlot[STORE_CRASH_ID_LEN + 1];
-
-static int compare_slots(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
-/* The crash directories' names (valid crash ids), sorted. */
-static int crash_dir_names(Store *s, CrashIdSlot **ret, size_t *ret_n)
-{
-	_cleanup_free_ CrashIdSlot *v = NULL;
-	size_t n = 0, allocated = 0;
-	struct dirent *de;
-	int r = 0;
-	DIR *d;
-
-	r = opendir_at(s->dir_fd, ".", 0, &d);
-	if (r < 0)
-		return r;
-
-	FOREACH_DIRENT(de, d, r = -errno) {
-		if (!store_crash_id_is_valid(de->d_name) ||
-		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-			continue;
-		if (n == allocated) {
-			size_t a = MAX(allocated * 2, 256);
-			CrashIdSlot *w = reallocarray(v, a, sizeof(*w));
-
-			if (!w) {
-				r = -ENOMEM;
-				break;
-			}
-			v = w;
-			allocated = a;
-		}
-		memcpy(v[n++], de->d_name, sizeof(CrashIdSlot));
-	}
-	closedir(d);
-	if (r < 0)
-		return r;
-	if (n > 0) /* an empty store leaves v NULL, which qsort() must not see */
-		qsort(v, n, sizeof(*v), compare_slots);
-	*ret = TAKE_PTR(v);
-	*ret_n = n;
-	return 0;
 }
 
 /* Copies the columns of the listed index lines out of the mapping into l->strings. */
@@ -1437,16 +1452,38 @@ static int listing_copy_strings(StoreListing *l, IndexLine *const *keep, size_t 
 	return 0;
 }
 
+/*
+ * The entries: the indexed crashes copied out in the order of the listing,
+ * which then needs sorting only for the crashes the index lacked (missing),
+ * read from their crash.json.
+ */
+static int listing_fill(StoreListing *l, Store *s, IndexLine **lines, size_t n,
+			const CrashIdSlot *missing, size_t n_missing)
+{
+	int r;
+
+	if (n > 0)
+		qsort(lines, n, sizeof(*lines), compare_index_lines_by_time);
+	l->n_allocated = n + n_missing + 1;
+	l->entries = mmap_populated(l->n_allocated * sizeof(*l->entries));
+	if (!l->entries)
+		return -errno;
+	r = listing_copy_strings(l, lines, n);
+	for (size_t k = 0; r >= 0 && k < n_missing; k++)
+		r = listing_add_loaded(l, s, missing[k]);
+	if (r < 0)
+		return r;
+	if (n_missing > 0)
+		qsort(l->entries, l->n_entries, sizeof(*l->entries), compare_entries);
+	return 0;
+}
+
 int store_list_entries(Store *s, StoreListing **ret)
 {
 	_cleanup_(store_listing_freep) StoreListing *l = NULL;
 	_cleanup_(index_lines_done) IndexLines ix = {};
-	_cleanup_free_ IndexLine **keep = NULL;
-	_cleanup_free_ CrashIdSlot *dirs = NULL;
-	_cleanup_free_ size_t *missing = NULL;
-	size_t n_lines = 0, n_dirs = 0, n_keep = 0, n_missing = 0, i = 0;
-	IndexLine **by_id;
-	bool stamped;
+	_cleanup_free_ CrashIdSlot *missing = NULL;
+	size_t n_missing;
 	int r;
 
 	l = calloc(1, sizeof(*l));
@@ -1459,58 +1496,17 @@ int store_list_entries(Store *s, StoreListing **ret)
 	r = index_lines_read(s, &ix);
 	if (r < 0)
 		return r;
-	by_id = ix.by_id;
 	/* A corrupt index: list from the crash directories, and tell. */
-	if (!ix.corrupt)
-		n_lines = ix.n_by_id;
-	stamped = ix.stamped;
-
+	if (ix.corrupt)
+		ix.n_by_id = 0;
 	/* Unless the store directory is as a writer left it after checking the index (then the
 	 * index holds every crash, and only those), the crash directories tell. */
-	if (!stamped) {
-		r = crash_dir_names(s, &dirs, &n_dirs);
-		if (r < 0)
-			return r;
-	}
-	if (stamped) {
-		keep = TAKE_PTR(ix.by_id);
-		n_keep = n_lines;
-	} else {
-		keep = calloc(MIN(n_lines, n_dirs) + 1, sizeof(*keep));
-		missing = calloc(n_dirs + 1, sizeof(*missing));
-		if (!keep || !missing)
-			return -ENOMEM;
-	}
-	/* Both sorted by id: an indexed crash whose directory is gone is dropped, a directory
-	 * the index lacks is read from its crash.json. */
-	for (size_t j = 0; j < n_dirs; j++) {
-		int c = 1;
-
-		while (i < n_lines &&
-		       (c = memcmp(by_id[i]->start, dirs[j], STORE_CRASH_ID_LEN)) < 0)
-			i++;
-		if (i < n_lines && c == 0)
-			keep[n_keep++] = by_id[i++];
-		else
-			missing[n_missing++] = j;
-	}
-	/* Copied out in the order of the listing, which then needs sorting only for the
-	 * crashes the index lacked. */
-	if (n_keep > 0)
-		qsort(keep, n_keep, sizeof(*keep), compare_index_lines_by_time);
-
-	l->n_allocated = n_keep + n_missing + 1;
-	l->entries = mmap_populated(l->n_allocated * sizeof(*l->entries));
-	if (!l->entries)
-		return -errno;
-	r = listing_copy_strings(l, keep, n_keep);
-	for (size_t k = 0; r >= 0 && k < n_missing; k++)
-		r = listing_add_loaded(l, s, dirs[missing[k]]);
+	r = index_reconcile(s, &ix, true, &missing, &n_missing);
 	if (r < 0)
 		return r;
-
-	if (n_missing > 0)
-		qsort(l->entries, l->n_entries, sizeof(*l->entries), compare_entries);
+	r = listing_fill(l, s, ix.by_id, ix.n_by_id, missing, n_missing);
+	if (r < 0)
+		return r;
 	/* The summaries point into the mapping: the listing keeps it. */
 	l->index = TAKE_PTR(ix.buf);
 	l->index_size = ix.buf_size;
@@ -1521,16 +1517,14 @@ int store_list_entries(Store *s, StoreListing **ret)
 int store_rebuild_index(Store *s)
 {
 	_cleanup_close_ int lock_fd = -1;
+	IndexLines none = {};
 	json_auto_t *map = NULL;
 	int r;
 
 	lock_fd = store_lock(s, true);
 	if (lock_fd < 0)
 		return lock_fd;
-	map = json_object();
-	if (!map)
-		return -ENOMEM;
-	r = index_reconcile(s, map);
+	r = index_reconcile_map(s, &none, &map);
 	if (r < 0)
 		return r;
 	return index_write(s, map);
