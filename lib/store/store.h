@@ -22,7 +22,7 @@
  *
  * The index is an append-only file of lines: each line is the summary of
  * one crash (store_crash_summary() as JSON, after tab-separated columns that
- * repeat what a listing shows, see store.c) or a tombstone; a later line for
+ * repeat what a listing shows, see index.c) or a tombstone; a later line for
  * the same id supersedes an earlier one. It is a cache: listing checks it against the crash directories
  * (one readdir, no file reads), adds crashes it lacks and drops ones that
  * are gone, compacts it when it has grown, and rebuilds it when it is
@@ -93,7 +93,7 @@ typedef struct StoreListing StoreListing;
 /*
  * Every crash, oldest first (by time, then id), checked against the crash
  * directories. Returns 1 if the index was corrupt (a line whose CRC does not
- * match, see store.c): the listing then comes from the crash directories
+ * match, see index.c): the listing then comes from the crash directories
  * alone, and store_rebuild_index() repairs the index.
  */
 int store_list_entries(Store *s, StoreListing **ret);
