@@ -684,6 +684,25 @@ int index_load(Store *s, json_t **ret_map)
 	return rewrite;
 }
 
+/*
+ * The write lock held: the index checked against the crash directories, as a
+ * map, and rewritten if it differs from them or lacks a stamp (so that
+ * listing can skip the directory).
+ */
+int index_repair(Store *s, json_t **ret_map)
+{
+	json_auto_t *map = NULL;
+	int r;
+
+	r = index_load(s, &map);
+	if (r < 0)
+		return r;
+	if (r > 0 || !index_is_fresh(s))
+		(void)index_write(s, map);
+	*ret_map = TAKE_PTR(map);
+	return 0;
+}
+
 /* The checked index as a map; repairs the file when that is possible without waiting. */
 int store_index(Store *s, json_t **ret_map)
 {
@@ -691,17 +710,13 @@ int store_index(Store *s, json_t **ret_map)
 	int r;
 
 	r = index_load(s, &map);
-	/* Rewritten also when it lacks a stamp, so that listing can skip the directory. */
 	if (r >= 0 && (r > 0 || !index_is_fresh(s)) && !(s->flags & STORE_READONLY)) {
 		_cleanup_close_ int lock_fd = store_lock(s, false);
 
+		/* Reloaded under the lock so that no concurrent update is lost. */
 		if (lock_fd >= 0) {
-			/* Reload under the lock so that no concurrent update is lost. */
-			json_decref(map);
-			map = NULL;
-			r = index_load(s, &map);
-			if (r > 0 || (r == 0 && !index_is_fresh(s)))
-				(void)index_write(s, map);
+			json_decref(TAKE_PTR(map));
+			r = index_repair(s, &map);
 		}
 	}
 	if (r < 0)

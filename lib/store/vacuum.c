@@ -12,6 +12,20 @@ static uint64_t summary_uint(json_t *summary, const char *key)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
+/* Whether the limits want a crash gone while the store holds count crashes of use bytes. */
+static bool vacuum_wants(const StoreVacuumLimits *limits, json_t *summary, uint64_t count,
+			 uint64_t use, uint64_t now)
+{
+	uint64_t archived = summary_uint(summary, "archived_at");
+	bool too_old = limits->max_age > 0 && archived + limits->max_age < now;
+	bool too_many = limits->max_crashes > 0 && count > limits->max_crashes;
+	bool too_big = limits->max_use > 0 && use > limits->max_use;
+
+	if (!too_old && !too_many && !too_big)
+		return false;
+	return !(limits->keep_unsent && summary_is_unsent(summary));
+}
+
 int store_vacuum(Store *s, const StoreVacuumLimits *limits, uint64_t now, json_t **ret_removed)
 {
 	_cleanup_close_ int lock_fd = -1;
@@ -24,11 +38,9 @@ int store_vacuum(Store *s, const StoreVacuumLimits *limits, uint64_t now, json_t
 	lock_fd = store_lock(s, true);
 	if (lock_fd < 0)
 		return lock_fd;
-	r = index_load(s, &map);
+	r = index_repair(s, &map);
 	if (r < 0)
 		return r;
-	if (r > 0 || !index_is_fresh(s))
-		(void)index_write(s, map);
 	r = map_to_sorted_array(map, &summaries);
 	if (r < 0)
 		return r;
@@ -42,16 +54,9 @@ int store_vacuum(Store *s, const StoreVacuumLimits *limits, uint64_t now, json_t
 
 	json_array_foreach(summaries, i, summary) {
 		const char *id = json_string_value(json_object_get(summary, "id"));
-		uint64_t archived = summary_uint(summary, "archived_at");
-		bool too_old = limits->max_age > 0 && archived + limits->max_age < now;
-		bool too_many = limits->max_crashes > 0 && count > limits->max_crashes;
-		bool too_big = limits->max_use > 0 && use > limits->max_use;
 
-		if (!too_old && !too_many && !too_big)
+		if (!vacuum_wants(limits, summary, count, use, now))
 			continue;
-		if (limits->keep_unsent && summary_is_unsent(summary))
-			continue;
-
 		r = store_delete_locked(s, id);
 		if (r < 0)
 			return r;
