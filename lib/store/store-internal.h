@@ -52,6 +52,8 @@ struct Store {
 int store_lock(Store *s, bool wait);
 int store_delete_locked(Store *s, const char *id);
 int crash_json_write(int crash_fd, json_t *crash, bool atomic);
+/* The JSON object in the file name of dir_fd, of at most max bytes; -EBADMSG if it is not one. */
+int json_object_read_at(int dir_fd, const char *name, size_t max, json_t **ret);
 int crash_summary_load(Store *s, const char *id, json_t **ret);
 
 /* summary.c */

@@ -208,21 +208,33 @@ int store_crash_path(Store *s, const char *id, const char *file, char **ret)
 	return 0;
 }
 
-static int load_crash_at(int crash_fd, const char *id, json_t **ret)
+int json_object_read_at(int dir_fd, const char *name, size_t max, json_t **ret)
 {
 	_cleanup_free_ char *buf = NULL;
-	json_t *crash, *cid;
+	json_t *v;
 	size_t len;
 	int r;
 
-	r = read_full_file_at(crash_fd, CRASH_FILE, CRASH_JSON_MAX, &buf, &len);
+	r = read_full_file_at(dir_fd, name, max, &buf, &len);
 	if (r < 0)
 		return r;
-	crash = json_loadb(buf, len, 0, NULL);
-	if (!json_is_object(crash)) {
-		json_decref(crash);
+	v = json_loadb(buf, len, 0, NULL);
+	if (!json_is_object(v)) {
+		json_decref(v);
 		return -EBADMSG;
 	}
+	*ret = v;
+	return 0;
+}
+
+static int load_crash_at(int crash_fd, const char *id, json_t **ret)
+{
+	json_t *crash, *cid;
+	int r;
+
+	r = json_object_read_at(crash_fd, CRASH_FILE, CRASH_JSON_MAX, &crash);
+	if (r < 0)
+		return r;
 	cid = json_object_get(crash, "id");
 	if (!json_is_string(cid) || !streq(json_string_value(cid), id)) {
 		json_decref(crash);
