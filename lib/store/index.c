@@ -85,10 +85,25 @@ static int put_column(FILE *f, const char *text)
 	return fputc('\t', f) == EOF ? -EIO : 0;
 }
 
+const char *summary_column(json_t *summary, int c)
+{
+	const char *headline;
+
+	switch (c) {
+	case COLUMN_UPLOAD:
+		return store_upload_state(json_object_get(summary, "upload"));
+	case COLUMN_HEADLINE:
+		headline = json_string_value(json_object_get(summary, "message"));
+		return headline ?: json_string_value(json_object_get(summary, "function"));
+	default:
+		return column_keys[c] ? json_string_value(json_object_get(summary, column_keys[c]))
+				      : NULL;
+	}
+}
+
 static int index_line_format(json_t *summary, char **ret, size_t *ret_len)
 {
 	_cleanup_free_ char *json = NULL, *buf = NULL;
-	const char *headline = json_string_value(json_object_get(summary, "message"));
 	json_t *time = json_object_get(summary, "time");
 	char tbuf[32] = "", crc[INDEX_CRC_LEN + 1];
 	size_t len = 0;
@@ -100,22 +115,12 @@ static int index_line_format(json_t *summary, char **ret, size_t *ret_len)
 		return -ENOMEM;
 	if (json_is_integer(time) && json_integer_value(time) >= 0)
 		snprintf(tbuf, sizeof(tbuf), "%" JSON_INTEGER_FORMAT, json_integer_value(time));
-	if (!headline)
-		headline = json_string_value(json_object_get(summary, "function"));
 
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return -ENOMEM;
-	for (int c = COLUMN_ID; c < COLUMN_SUMMARY && r == 0; c++) {
-		const char *text =
-			c == COLUMN_TIME ? tbuf
-			: c == COLUMN_UPLOAD
-				? store_upload_state(json_object_get(summary, "upload"))
-			: c == COLUMN_HEADLINE
-				? headline
-				: json_string_value(json_object_get(summary, column_keys[c]));
-		r = put_column(f, text);
-	}
+	for (int c = COLUMN_ID; c < COLUMN_SUMMARY && r == 0; c++)
+		r = put_column(f, c == COLUMN_TIME ? tbuf : summary_column(summary, c));
 	if (r == 0 && (fputs(json, f) == EOF || fflush(f) == EOF))
 		r = -EIO;
 	if (r == 0) {

@@ -109,22 +109,33 @@ const StoreListEntry *store_listing_entry(const StoreListing *l, size_t i)
 	return i < l->n_entries ? &l->entries[i] : NULL;
 }
 
-/* The next entry: store_list_entries() made room for every crash it lists. */
-static StoreListEntry *listing_add(StoreListing *l)
+/*
+ * Adds the entry of a crash, from the text of its columns, col[c] for each
+ * column before COLUMN_SUMMARY but COLUMN_TIME. store_list_entries() made
+ * room for every crash it lists.
+ */
+static void listing_add(StoreListing *l, const char *const *col, uint64_t time, const char *summary,
+			size_t summary_len)
 {
-	return &l->entries[l->n_entries++];
-}
-
-static const char *string_or_empty(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key)) ?: "";
+	l->entries[l->n_entries++] = (StoreListEntry){
+		.id = col[COLUMN_ID],
+		.time = time,
+		.kind = col[COLUMN_KIND],
+		.reason = col[COLUMN_REASON],
+		.kernel_version = col[COLUMN_KERNEL],
+		.signature = col[COLUMN_SIGNATURE],
+		.upload = col[COLUMN_UPLOAD],
+		.headline = col[COLUMN_HEADLINE],
+		.summary = summary,
+		.summary_len = summary_len,
+	};
 }
 
 /* An entry for a crash the index lacks, from its crash.json (the slow way). */
 static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
 {
+	const char *col[COLUMN_SUMMARY];
 	json_t *summary;
-	StoreListEntry *e;
 	char **text;
 	int r;
 
@@ -140,20 +151,10 @@ static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
 	text[l->n_loaded_text] = json_dumps(summary, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!text[l->n_loaded_text])
 		return -ENOMEM;
-	e = listing_add(l);
-	*e = (StoreListEntry){
-		.id = string_or_empty(summary, "id"),
-		.time = (uint64_t)MAX(json_integer_value(json_object_get(summary, "time")), 0),
-		.kind = string_or_empty(summary, "kind"),
-		.reason = string_or_empty(summary, "reason"),
-		.kernel_version = string_or_empty(summary, "kernel_version"),
-		.signature = string_or_empty(summary, "signature"),
-		.upload = store_upload_state(json_object_get(summary, "upload")),
-		.headline = json_string_value(json_object_get(summary, "message"))
-				    ?: string_or_empty(summary, "function"),
-		.summary = text[l->n_loaded_text],
-		.summary_len = strlen(text[l->n_loaded_text]),
-	};
+	for (int c = COLUMN_ID; c < COLUMN_SUMMARY; c++)
+		col[c] = summary_column(summary, c) ?: "";
+	listing_add(l, col, (uint64_t)MAX(json_integer_value(json_object_get(summary, "time")), 0),
+		    text[l->n_loaded_text], strlen(text[l->n_loaded_text]));
 	l->n_loaded_text++;
 	return 0;
 }
@@ -199,8 +200,8 @@ static int listing_copy_strings(StoreListing *l, IndexLine *const *keep, size_t 
 	l->strings_size = size;
 
 	for (size_t i = 0; i < n; i++) {
-		const char *col[_COLUMN_MAX];
-		StoreListEntry *e = listing_add(l);
+		uint32_t json = column_begin(keep[i], COLUMN_SUMMARY);
+		const char *col[COLUMN_SUMMARY];
 
 		for (size_t c = 0; c < ARRAY_SIZE(text_columns); c++) {
 			uint32_t b = column_begin(keep[i], text_columns[c]);
@@ -211,19 +212,8 @@ static int listing_copy_strings(StoreListing *l, IndexLine *const *keep, size_t 
 			col[text_columns[c]] = w;
 			w += len + 1;
 		}
-		*e = (StoreListEntry){
-			.id = col[COLUMN_ID],
-			.time = keep[i]->time,
-			.kind = col[COLUMN_KIND],
-			.reason = col[COLUMN_REASON],
-			.kernel_version = col[COLUMN_KERNEL],
-			.signature = col[COLUMN_SIGNATURE],
-			.upload = col[COLUMN_UPLOAD],
-			.headline = col[COLUMN_HEADLINE],
-			.summary = keep[i]->start + column_begin(keep[i], COLUMN_SUMMARY),
-			.summary_len = keep[i]->end[COLUMN_SUMMARY] -
-				       column_begin(keep[i], COLUMN_SUMMARY),
-		};
+		listing_add(l, col, keep[i]->time, keep[i]->start + json,
+			    keep[i]->end[COLUMN_SUMMARY] - json);
 	}
 	return 0;
 }

@@ -82,6 +82,9 @@ enum {
 	_COLUMN_MAX,
 };
 
+/* The text of a column before COLUMN_SUMMARY but COLUMN_TIME for a summary; NULL if none. */
+const char *summary_column(json_t *summary, int c);
+
 /*
  * One line of the mapped index; column c is start[begin(c) ... end[c]). Lines
  * are sorted through pointers to them, 8 bytes to move rather than 64.
