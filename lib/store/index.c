@@ -291,6 +291,16 @@ static int compare_index_lines(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* By time, then id: the order of the listing. */
+int compare_index_lines_by_time(const void *a, const void *b)
+{
+	const IndexLine *x = *(const IndexLine *const *)a, *y = *(const IndexLine *const *)b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return memcmp(x->start, y->start, STORE_CRASH_ID_LEN);
+}
+
 /* Parses one index line, p ... eol (its CRC column's tab), without changing it. */
 static int index_line_parse(const char *p, const char *eol, IndexLine *ret)
 {
@@ -648,6 +658,9 @@ static int index_reconcile_map(Store *s, IndexLines *ix, json_t **ret_map)
 	if (r < 0)
 		return r;
 	changed = ix->n_by_id < n_indexed;
+	/* Added in the order of the listing, which map_to_sorted_array() then sorts fastest. */
+	if (ix->n_by_id > 0)
+		qsort(ix->by_id, ix->n_by_id, sizeof(*ix->by_id), compare_index_lines_by_time);
 	for (size_t i = 0; i < ix->n_by_id; i++) {
 		r = map_add_indexed(s, map, ix->by_id[i]);
 		if (r < 0)

@@ -159,16 +159,6 @@ static int listing_add_loaded(StoreListing *l, Store *s, const char *id)
 	return 0;
 }
 
-/* By time, then id: the order of the listing. */
-static int compare_index_lines_by_time(const void *a, const void *b)
-{
-	const IndexLine *x = *(const IndexLine *const *)a, *y = *(const IndexLine *const *)b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return memcmp(x->start, y->start, STORE_CRASH_ID_LEN);
-}
-
 static int compare_entries(const void *a, const void *b)
 {
 	const StoreListEntry *x = a, *y = b;

@@ -121,6 +121,8 @@ typedef struct IndexLines {
 
 typedef char CrashIdSlot[STORE_CRASH_ID_LEN + 1];
 
+/* By time, then id: the order of the listing. */
+int compare_index_lines_by_time(const void *a, const void *b);
 int index_lines_read(Store *s, IndexLines *ret);
 void index_lines_done(IndexLines *ix);
 int index_reconcile(Store *s, IndexLines *ix, bool trust_stamp, CrashIdSlot **ret_missing,
