@@ -105,7 +105,10 @@ static void writeback_start(Store *s)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* Waits for the syncfs() asked for and ends the thread. Returns the error of any syncfs() it made. */
+/*
+ * Waits for the syncfs() asked for and ends the thread. Returns the error of
+ * any syncfs() it made.
+ */
 int writeback_finish(Store *s)
 {
 	Writeback *w = &s->writeback;
