@@ -703,11 +703,12 @@ int index_load(Store *s, json_t **ret_map)
 }
 
 /*
- * The write lock held: the index checked against the crash directories, as a
- * map, and rewritten if it differs from them or lacks a stamp (so that
- * listing can skip the directory).
+ * The write lock held: every crash's summary, oldest first (by "time", then
+ * "id"), from the index checked against the crash directories, which is
+ * rewritten if it differs from them or lacks a stamp (so that listing can
+ * skip the directory).
  */
-int index_repair(Store *s, json_t **ret_map)
+int index_repair(Store *s, json_t **ret_summaries)
 {
 	json_auto_t *map = NULL;
 	int r;
@@ -717,30 +718,7 @@ int index_repair(Store *s, json_t **ret_map)
 		return r;
 	if (r > 0 || !index_is_fresh(s))
 		(void)index_write(s, map);
-	*ret_map = TAKE_PTR(map);
-	return 0;
-}
-
-/* The checked index as a map; repairs the file when that is possible without waiting. */
-int store_index(Store *s, json_t **ret_map)
-{
-	json_auto_t *map = NULL;
-	int r;
-
-	r = index_load(s, &map);
-	if (r >= 0 && (r > 0 || !index_is_fresh(s)) && !(s->flags & STORE_READONLY)) {
-		_cleanup_close_ int lock_fd = store_lock(s, false);
-
-		/* Reloaded under the lock so that no concurrent update is lost. */
-		if (lock_fd >= 0) {
-			json_decref(TAKE_PTR(map));
-			r = index_repair(s, &map);
-		}
-	}
-	if (r < 0)
-		return r;
-	*ret_map = TAKE_PTR(map);
-	return 0;
+	return map_to_sorted_array(map, ret_summaries);
 }
 
 int store_rebuild_index(Store *s)

@@ -51,12 +51,20 @@ int map_to_sorted_array(json_t *map, json_t **ret)
 	return 0;
 }
 
+/* The summaries from the checked index; repairs the file when that is possible without waiting. */
 int store_list(Store *s, json_t **ret_summaries)
 {
 	json_auto_t *map = NULL;
 	int r;
 
-	r = store_index(s, &map);
+	r = index_load(s, &map);
+	if (r >= 0 && (r > 0 || !index_is_fresh(s)) && !(s->flags & STORE_READONLY)) {
+		_cleanup_close_ int lock_fd = store_lock(s, false);
+
+		/* Reloaded under the lock so that no concurrent update is lost. */
+		if (lock_fd >= 0)
+			return index_repair(s, ret_summaries);
+	}
 	if (r < 0)
 		return r;
 	return map_to_sorted_array(map, ret_summaries);

@@ -128,8 +128,7 @@ void index_lines_done(IndexLines *ix);
 int index_reconcile(Store *s, IndexLines *ix, bool trust_stamp, CrashIdSlot **ret_missing,
 		    size_t *ret_n_missing);
 int index_load(Store *s, json_t **ret_map);
-int index_repair(Store *s, json_t **ret_map);
-int store_index(Store *s, json_t **ret_map);
+int index_repair(Store *s, json_t **ret_summaries);
 
 /* listing.c */
 int map_to_sorted_array(json_t *map, json_t **ret);

@@ -29,7 +29,7 @@ static bool vacuum_wants(const StoreVacuumLimits *limits, json_t *summary, uint6
 int store_vacuum(Store *s, const StoreVacuumLimits *limits, uint64_t now, json_t **ret_removed)
 {
 	_cleanup_close_ int lock_fd = -1;
-	json_auto_t *map = NULL, *summaries = NULL, *removed = NULL;
+	json_auto_t *summaries = NULL, *removed = NULL;
 	uint64_t use = 0, count;
 	json_t *summary;
 	size_t i;
@@ -38,10 +38,7 @@ int store_vacuum(Store *s, const StoreVacuumLimits *limits, uint64_t now, json_t
 	lock_fd = store_lock(s, true);
 	if (lock_fd < 0)
 		return lock_fd;
-	r = index_repair(s, &map);
-	if (r < 0)
-		return r;
-	r = map_to_sorted_array(map, &summaries);
+	r = index_repair(s, &summaries);
 	if (r < 0)
 		return r;
 	removed = json_array();
