@@ -3,14 +3,16 @@
 
 /*
  * What the parts of the crash store share and no program sees. The layout
- * and the contract are in store.h; each file does one job:
+ * and the contract are in store.h; each file of lib/store/ does one job:
  *
- *	store.c    opening and locking the store; its crash directories
- *	summary.c  a crash's summary (what the index keeps) and upload state
- *	index.c    the index file: its format, its one parser, its repair
- *	listing.c  listings, from the index's columns or its summaries
- *	txn.c      adding crashes: transactions and their commit
- *	vacuum.c   retention
+ *	store.c           opening and locking the store; its crash directories
+ *	summary.c         a crash's summary (what the index keeps) and upload state
+ *	index.c           the index file: its format, its one parser, its repair
+ *	listing.c         listings, from the index's columns or its summaries
+ *	txn.c             adding crashes: transactions and their commit
+ *	vacuum.c          retention by the limits of retention.c (pstored.conf)
+ *	last-archive.c    the record of the last archive run
+ *	journal-fields.c  the fields of a crash's journal entry
  */
 
 #include <jansson.h>
