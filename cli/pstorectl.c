@@ -50,8 +50,8 @@ static const Verb verbs[] = {
 	{"upload", 1, -1, false, verb_upload, "Send crashes to the collectors now",
 	 &upload_options},
 	{"vacuum", 1, 1, false, verb_vacuum, "Apply the retention limits now", &vacuum_options},
-	{"decode", 2, -1, false, verb_decode, "Decode CPER, MCE and dmesg records in files",
-	 &global_options_only},
+	{"decode", 2, -1, false, verb_decode, "Decode CPER, MCE and dmesg records, analyse logs",
+	 &decode_options},
 	{"help", 1, 1, false, verb_help, "Show this help", &global_options_only},
 };
 

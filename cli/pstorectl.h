@@ -37,6 +37,7 @@ typedef struct VerbOptions {
 } VerbOptions;
 
 extern const VerbOptions list_options;
+extern const VerbOptions decode_options;
 extern const VerbOptions dmesg_options;
 extern const VerbOptions export_options;
 extern const VerbOptions status_options;
