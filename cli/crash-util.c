@@ -8,6 +8,8 @@
 
 #include "crash-util.h"
 #include "log.h"
+#include "macro.h"
+#include "utf8-util.h"
 
 int log_store_error(int r, const char *what)
 {
@@ -118,4 +120,52 @@ char *format_bytes(char buf[static FORMAT_BYTES_MAX], uint64_t bytes)
 		v /= 1024;
 	snprintf(buf, FORMAT_BYTES_MAX, "%.1f%c", v, suffixes[i]);
 	return buf;
+}
+
+void print_field(const char *label, const char *value)
+{
+	if (!value || !*value)
+		return;
+	printf("%13s: ", label);
+	utf8_escape_fputs(value, stdout);
+	putchar('\n');
+}
+
+void print_label(const char *name, bool first)
+{
+	printf("%13s%c ", first ? name : "", first ? ':' : ' ');
+}
+
+void print_analysis(json_t *analysis)
+{
+	_cleanup_free_ char *process = NULL;
+
+	print_field("Kernel", crash_string(analysis, "kernel_version"));
+	print_field("Message", crash_string(analysis, "message"));
+	print_field("Function", crash_string(analysis, "function"));
+	print_field("Module", crash_string(analysis, "module"));
+	print_field("Taint", crash_string(analysis, "taint"));
+	if (crash_string(analysis, "comm")) {
+		json_int_t pid = json_integer_value(json_object_get(analysis, "pid"));
+
+		if ((pid > 0 ? asprintf(&process, "%s [%" JSON_INTEGER_FORMAT "]",
+					crash_string(analysis, "comm"), pid)
+			     : asprintf(&process, "%s", crash_string(analysis, "comm"))) < 0)
+			process = NULL;
+		print_field("Process", process);
+	}
+	print_field("Hardware", crash_string(analysis, "hardware"));
+	print_field("Signature", crash_string(analysis, "signature"));
+}
+
+void print_call_trace(json_t *analysis)
+{
+	json_t *frame;
+	size_t i;
+
+	json_array_foreach(json_object_get(analysis, "call_trace"), i, frame) {
+		print_label("Call trace", i == 0);
+		utf8_escape_fputs(json_string_value(frame) ?: "?", stdout);
+		putchar('\n');
+	}
 }

@@ -40,3 +40,16 @@ const char *crash_string(json_t *crash, const char *key);
 /* "12.3K", "4.0M", "512B", in 1024s as systemd prints sizes. */
 #define FORMAT_BYTES_MAX 16
 char *format_bytes(char buf[static FORMAT_BYTES_MAX], uint64_t bytes);
+
+/*
+ * The fields of show and decode, one per line as coredumpctl info prints them:
+ * "     Function: sysrq_handle_crash", the value escaped; nothing for a NULL or
+ * empty value.
+ */
+void print_field(const char *label, const char *value);
+/* The label of a field of several lines, for the first of them; blank for the others. */
+void print_label(const char *name, bool first);
+/* The fields of a log's analysis (crash.json's "analysis"): kernel version to signature. */
+void print_analysis(json_t *analysis);
+/* Its call trace, one function per line. */
+void print_call_trace(json_t *analysis);

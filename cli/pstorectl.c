@@ -23,16 +23,6 @@ JsonFormat arg_json = JSON_OFF;
 bool arg_legend = true;
 bool arg_pager = true;
 
-typedef struct Verb {
-	const char *name;
-	int min_args, max_args; /* counting the verb itself; -1: no limit */
-	bool is_default;
-	int (*dispatch)(int argc, char *argv[]);
-	const char *help;
-	/* NULL: the verb gets its arguments as they are and parses them itself. */
-	const VerbOptions *options;
-} Verb;
-
 static int verb_help(int argc, char *argv[]);
 
 /* For verbs that take only the global options after them. */
@@ -40,38 +30,35 @@ static const struct option no_options[] = {{}};
 static const VerbOptions global_options_only = {no_options, NULL, NULL};
 
 static const Verb verbs[] = {
-	{"list", 1, 1, true, verb_list, "List the archived crashes (the default)", &list_options},
-	{"show", 2, 2, false, verb_show, "Show everything about a crash", &global_options_only},
-	{"dmesg", 2, 2, false, verb_dmesg, "Print the kernel log of a crash", &dmesg_options},
-	{"export", 2, 2, false, verb_export, "Print a crash as one JSON document", &export_options},
-	{"status", 1, 1, false, verb_status, "Show pstore and store status", &status_options},
-	{"delete", 2, -1, false, verb_delete, "Delete crashes from the store",
+	{"list", 1, 1, VERB_DEFAULT, verb_list, "List the archived crashes (the default)",
+	 &list_options},
+	{"show", 2, 2, 0, verb_show, "Show everything about a crash", &global_options_only},
+	{"dmesg", 2, 2, 0, verb_dmesg, "Print the kernel log of a crash", &dmesg_options},
+	{"export", 2, 2, 0, verb_export, "Print a crash as one JSON document", &export_options},
+	{"status", 1, 1, 0, verb_status, "Show pstore and store status", &status_options},
+	{"delete", 2, VERB_ANY, 0, verb_delete, "Delete crashes from the store",
 	 &global_options_only},
-	{"upload", 1, -1, false, verb_upload, "Send crashes to the collectors now",
+	{"upload", 1, VERB_ANY, 0, verb_upload, "Send crashes to the collectors now",
 	 &upload_options},
-	{"vacuum", 1, 1, false, verb_vacuum, "Apply the retention limits now", &vacuum_options},
-	{"decode", 2, -1, false, verb_decode, "Decode CPER, MCE and dmesg records in files",
-	 &global_options_only},
-	{"help", 1, 1, false, verb_help, "Show this help", &global_options_only},
+	{"vacuum", 1, 1, 0, verb_vacuum, "Apply the retention limits now", &vacuum_options},
+	{"decode", 2, VERB_ANY, 0, verb_decode, "Decode CPER, MCE and dmesg records, analyse logs",
+	 &decode_options},
+	{"help", 1, 1, 0, verb_help, "Show this help", &global_options_only},
 };
 
 enum {
-	ARG_VERSION = 0x100,
-	ARG_STORE_DIR,
+	ARG_STORE_DIR = _ARG_COMMON_MAX,
 	ARG_JSON,
 	ARG_NO_LEGEND,
 	ARG_NO_PAGER,
-	ARG_LOG_LEVEL,
 };
 
 static const struct option global_options[] = {
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, ARG_VERSION},
+	COMMON_OPTIONS,
 	{"store-dir", required_argument, NULL, ARG_STORE_DIR},
 	{"json", optional_argument, NULL, ARG_JSON},
 	{"no-legend", no_argument, NULL, ARG_NO_LEGEND},
 	{"no-pager", no_argument, NULL, ARG_NO_PAGER},
-	{"log-level", required_argument, NULL, ARG_LOG_LEVEL},
 	{}};
 
 int print_json(json_t *v)
@@ -90,8 +77,7 @@ static int verb_help(int argc, char *argv[])
 	       "List, show and decode the kernel crashes that pstored archived.\n\n"
 	       "Commands:\n",
 	       program_invocation_short_name);
-	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
-		printf("  %-22s %s\n", verbs[i].name, verbs[i].help);
+	verbs_print_help(verbs, ARRAY_SIZE(verbs), stdout);
 	printf("\nOptions:\n"
 	       "  -h --help              Show this help\n"
 	       "     --version           Show package version\n"
@@ -138,9 +124,6 @@ static int parse_global_option(int c, const char *arg)
 	case 'h':
 		(void)verb_help(0, NULL);
 		return 0;
-	case ARG_VERSION:
-		puts(PACKAGE_STRING);
-		return 0;
 	case ARG_STORE_DIR:
 		arg_store_dir = arg;
 		return 1;
@@ -161,12 +144,10 @@ static int parse_global_option(int c, const char *arg)
 	case ARG_NO_PAGER:
 		arg_pager = false;
 		return 1;
-	case ARG_LOG_LEVEL:
-		return log_set_max_level_from_option(arg) < 0 ? -EINVAL : 1;
 	case '?':
 		return -EINVAL;
 	default:
-		return -ENOENT;
+		return parse_common_option(c, arg);
 	}
 }
 
@@ -227,49 +208,33 @@ static int parse_verb_argv(const VerbOptions *vo, int argc, char *argv[])
 	return argc;
 }
 
-static const Verb *find_verb(const char *name)
+static int run_verb(int argc, char *argv[])
 {
-	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
-		if (name ? streq(verbs[i].name, name) : verbs[i].is_default)
-			return &verbs[i];
-	return NULL;
-}
-
-static int dispatch_verb(int argc, char *argv[])
-{
-	char *default_args[] = {NULL, NULL};
 	const char *name = argc > 0 ? argv[0] : NULL;
-	const Verb *v = find_verb(name);
+	const Verb *v = verb_find(verbs, ARRAY_SIZE(verbs), name);
 	int r;
 
-	if (!v && !name)
-		return log_error_errno(EINVAL, "No command given: see '%s --help'.",
-				       program_invocation_short_name);
+	/* Without a name, v is the default verb, "list". */
 	if (!v)
 		return log_error_errno(EINVAL, "Unknown command '%s': see '%s --help'.", name,
 				       program_invocation_short_name);
 
-	if (argc == 0) {
-		default_args[0] = (char *)v->name;
-		argv = default_args;
-		argc = 1;
-	}
-
-	if (v->options) {
+	if (argc > 0 && v->options) {
 		r = parse_verb_argv(v->options, argc, argv);
 		if (r <= 0)
 			return r;
 		argc = r;
 	}
 
-	if (argc < v->min_args)
+	r = verb_check_args(v, argc);
+	if (r == -EINVAL)
 		return log_error_errno(EINVAL, "Too few arguments for '%s': see '%s --help'.",
 				       v->name, program_invocation_short_name);
-	if (v->max_args >= 0 && argc > v->max_args)
+	if (r < 0)
 		return log_error_errno(EINVAL, "Too many arguments for '%s': see '%s --help'.",
 				       v->name, program_invocation_short_name);
 
-	return v->dispatch(argc, argv);
+	return dispatch_verb(v, argc, argv);
 }
 
 int main(int argc, char *argv[])
@@ -284,7 +249,7 @@ int main(int argc, char *argv[])
 	if (r <= 0)
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 
-	r = dispatch_verb(argc - optind, argv + optind);
+	r = run_verb(argc - optind, argv + optind);
 	pager_close();
 	return r < 0 ? EXIT_FAILURE : r;
 }

@@ -8,9 +8,10 @@
  * "pstorectl list --json" works like "pstorectl --json list").
  */
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
+
+#include "verbs.h"
 
 typedef enum JsonFormat {
 	JSON_OFF,
@@ -24,19 +25,13 @@ extern bool arg_legend;
 extern bool arg_pager;
 
 /*
- * A verb's own options, parsed after the verb together with the global ones
- * (option ids from ARG_VERB_BASE up; handle() returns <0 on a bad value, after
- * logging). The verb is then called with only its positional arguments.
+ * A verb's own options (see VerbOptions) have option ids from ARG_VERB_BASE
+ * up. The verb is called with only its positional arguments.
  */
 #define ARG_VERB_BASE 0x200
 
-typedef struct VerbOptions {
-	const struct option *options; /* terminated by an all-zero entry */
-	const char *shortopts;
-	int (*handle)(int c, const char *arg);
-} VerbOptions;
-
 extern const VerbOptions list_options;
+extern const VerbOptions decode_options;
 extern const VerbOptions dmesg_options;
 extern const VerbOptions export_options;
 extern const VerbOptions status_options;

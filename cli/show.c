@@ -17,26 +17,11 @@
 #include "pstorectl.h"
 #include "utf8-util.h"
 
-static void field(const char *label, const char *value)
-{
-	if (!value || !*value)
-		return;
-	printf("%13s: ", label);
-	utf8_escape_fputs(value, stdout);
-	putchar('\n');
-}
-
-/* The label of a field of several lines, for the first of them; blank for the others. */
-static void label(const char *name, bool first)
-{
-	printf("%13s%c ", first ? name : "", first ? ':' : ' ');
-}
-
 static void field_time(const char *label, json_t *o, const char *key)
 {
 	char buf[FORMAT_TIMESTAMP_MAX];
 
-	field(label, format_timestamp(buf, crash_time_usec(o, key), false));
+	print_field(label, format_timestamp(buf, crash_time_usec(o, key), false));
 }
 
 /* A JSON scalar as text: strings as they are, numbers in decimal; NULL for anything else. */
@@ -64,7 +49,7 @@ static void show_records(json_t *records)
 		const char *t = format_timestamp(tbuf, crash_time_usec(rec, "time"), false);
 		const char *rid = scalar_text(json_object_get(rec, "record_id"), ibuf);
 
-		label("Records", i == 0);
+		print_label("Records", i == 0);
 		utf8_escape_fputs(crash_string(rec, "name") ?: "-", stdout);
 		if (json_is_integer(size))
 			printf(", %s", format_bytes(sbuf, json_integer_value(size)));
@@ -96,7 +81,7 @@ static void show_upload(json_t *upload)
 		const char *sent = format_timestamp(sbuf, crash_time_usec(u, "sent_at"), false);
 		json_int_t attempts = json_integer_value(json_object_get(u, "attempts"));
 
-		label("Upload", first);
+		print_label("Upload", first);
 		utf8_escape_fputs(target, stdout);
 		fputs(": ", stdout);
 		utf8_escape_fputs(crash_string(u, "state") ?: "unknown", stdout);
@@ -119,59 +104,38 @@ static void show_upload(json_t *upload)
 
 static void show_crash(json_t *crash, const char *path)
 {
-	json_t *a = json_object_get(crash, "analysis"), *trace, *frame, *reason;
+	json_t *a = json_object_get(crash, "analysis"), *reason;
 	char buf[32], bbuf[FORMAT_BYTES_MAX];
 	json_t *stored = json_object_get(crash, "stored_bytes");
-	_cleanup_free_ char *process = NULL, *storage = NULL;
+	_cleanup_free_ char *storage = NULL;
 	size_t i;
 
-	field("ID", crash_string(crash, "id"));
+	print_field("ID", crash_string(crash, "id"));
 	field_time("Time", crash, "time");
-	field("Kind", crash_string(crash, "kind"));
-	field("Reason", crash_string(crash, "reason"));
-	field("Pstore reason", crash_string(crash, "pstore_reason"));
-	field("Severity", crash_string(crash, "severity"));
-	field("Backend", crash_string(crash, "backend"));
-	field("Complete", scalar_text(json_object_get(crash, "complete"), buf));
+	print_field("Kind", crash_string(crash, "kind"));
+	print_field("Reason", crash_string(crash, "reason"));
+	print_field("Pstore reason", crash_string(crash, "pstore_reason"));
+	print_field("Severity", crash_string(crash, "severity"));
+	print_field("Backend", crash_string(crash, "backend"));
+	print_field("Complete", scalar_text(json_object_get(crash, "complete"), buf));
 	/* What a budget of pstored.conf left out: one line per reason. */
 	json_array_foreach(json_object_get(crash, "truncated"), i, reason) {
-		label("Truncated", i == 0);
+		print_label("Truncated", i == 0);
 		utf8_escape_fputs(json_string_value(reason) ?: "?", stdout);
 		putchar('\n');
 	}
-	field("Kernel", crash_string(a, "kernel_version"));
-	field("Message", crash_string(a, "message"));
-	field("Function", crash_string(a, "function"));
-	field("Module", crash_string(a, "module"));
-	field("Taint", crash_string(a, "taint"));
-	if (crash_string(a, "comm")) {
-		json_int_t pid = json_integer_value(json_object_get(a, "pid"));
-
-		if ((pid > 0 ? asprintf(&process, "%s [%" JSON_INTEGER_FORMAT "]",
-					crash_string(a, "comm"), pid)
-			     : asprintf(&process, "%s", crash_string(a, "comm"))) < 0)
-			process = NULL;
-		field("Process", process);
-	}
-	field("Hardware", crash_string(a, "hardware"));
-	field("Signature", crash_string(a, "signature"));
+	print_analysis(a);
 	field_time("Archived", crash, "archived_at");
-	field("Boot ID", crash_string(crash, "boot_id"));
+	print_field("Boot ID", crash_string(crash, "boot_id"));
 	if (json_is_integer(stored) &&
 	    asprintf(&storage, "%s (%s)", path, format_bytes(bbuf, json_integer_value(stored))) >=
 		    0)
-		field("Storage", storage);
+		print_field("Storage", storage);
 	else
-		field("Storage", path);
+		print_field("Storage", path);
 	show_records(json_object_get(crash, "records"));
 	show_upload(json_object_get(crash, "upload"));
-
-	trace = json_object_get(a, "call_trace");
-	json_array_foreach(trace, i, frame) {
-		label("Call trace", i == 0);
-		utf8_escape_fputs(json_string_value(frame) ?: "?", stdout);
-		putchar('\n');
-	}
+	print_call_trace(a);
 }
 
 int verb_show(int argc, char *argv[])

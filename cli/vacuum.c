@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * pstorectl vacuum: applies the retention limits of pstored.conf now, as
- * pstored does after each archive run.
+ * pstored does before each archive run stores its first crash.
  */
 
 #include <errno.h>

@@ -212,17 +212,14 @@ static const char *crash_reason(const PstoreCrash *c)
 	return "unknown";
 }
 
-static const char *crash_kind_description(PstoreCrashKind k)
-{
-	static const char *const descriptions[] = {
-		[PSTORE_CRASH_KERNEL] = "kernel crash",
-		[PSTORE_CRASH_HARDWARE_ERROR] = "hardware error",
-		[PSTORE_CRASH_PREVIOUS_BOOT_LOG] = "previous-boot log",
-	};
-	BUILD_BUG_ON(ARRAY_SIZE(descriptions) != _PSTORE_CRASH_KIND_MAX);
-
-	return descriptions[k];
-}
+/* What the log says a crash of each kind is. */
+static const char *const crash_kind_descriptions[] = {
+	[PSTORE_CRASH_KERNEL] = "kernel crash",
+	[PSTORE_CRASH_HARDWARE_ERROR] = "hardware error",
+	[PSTORE_CRASH_PREVIOUS_BOOT_LOG] = "previous-boot log",
+};
+DEFINE_PRIVATE_STRING_TABLE_TO_STRING(crash_kind_description, PstoreCrashKind,
+				      crash_kind_descriptions, _PSTORE_CRASH_KIND_MAX)
 
 static bool crash_is_logs_only(const PstoreCrash *c)
 {
@@ -405,27 +402,6 @@ static int crash_add_analysis(json_t *crash, const char *log, size_t len)
 	return 0;
 }
 
-/* x86 MCi_STATUS bits (Intel SDM 15.3.2.2). */
-#define MCI_STATUS_VAL (UINT64_C(1) << 63)
-#define MCI_STATUS_UC (UINT64_C(1) << 61)
-#define MCI_STATUS_PCC (UINT64_C(1) << 57)
-
-/* Severity of a struct mce from its status (little-endian u64 at offset 0), as the kernel grades it. */
-static const char *mce_severity(const char *buf, size_t len)
-{
-	uint64_t status = 0;
-
-	if (len < 8)
-		return "unknown";
-	for (size_t i = 0; i < 8; i++)
-		status |= (uint64_t)(uint8_t)buf[i] << (8 * i);
-	if (!(status & MCI_STATUS_VAL))
-		return "informational";
-	if (status & MCI_STATUS_UC)
-		return status & MCI_STATUS_PCC ? "fatal" : "recoverable";
-	return "corrected";
-}
-
 /* The text of a document of cper_decode_json_budget(): each record, then the problems met. */
 static int cper_doc_print_text(const json_t *doc, FILE *f)
 {
@@ -462,15 +438,12 @@ static int decode_hardware_error(Archive *a, const PstoreRecord *r, const char *
 		return log_error_errno(k, "Cannot decode %s: %m", r->name);
 	if (json_object_set_new(crash, "hardware_error", doc) < 0)
 		return log_oom();
-	if (k > 0) {
-		k = crash_truncated(crash,
-				    "MaxRecordSize=%" PRIu64
-				    ": the sections of %s beyond it are not decoded",
-				    a->config->max_record_size, r->name);
-		if (k < 0)
-			return k;
-	}
-	severity = mce ? mce_severity(buf, len)
+	if (k > 0 && crash_truncated(crash,
+				     "MaxRecordSize=%" PRIu64
+				     ": the sections of %s beyond it are not decoded",
+				     a->config->max_record_size, r->name) < 0)
+		return -ENOMEM;
+	severity = mce ? cper_mce_severity(buf, len)
 		       : json_string_value(json_object_get(
 				 json_array_get(json_object_get(doc, "records"), 0), "severity"));
 	if (json_object_set_new(crash, "severity", json_string(severity ?: "unknown")) < 0)
@@ -502,14 +475,77 @@ typedef enum RecordRole {
 	RECORD_LOG,	   /* a console, pmsg or ftrace log: stored, and listed in "logs" */
 } RecordRole;
 
+/*
+ * Inflates a compressed record for the log, only as far as the log can take it: MaxRecordSize=,
+ * and no more than MaxLogSize= leaves (and the header line) for text. Returns 1 with the data,
+ * 0 if it does not inflate and stays out of the log, or <0 after logging.
+ */
+static int inflate_for_log(Archive *a, const PstoreRecord *r, bool text, const char *raw,
+			   size_t raw_len, LogSink *sink, json_t *crash, char **ret,
+			   size_t *ret_len)
+{
+	size_t max = text ? MIN(a->config->max_record_size, sink->left + PSTORE_HEADER_MAX)
+			  : a->config->max_record_size;
+	int k;
+
+	k = pstore_record_inflate(raw, raw_len, max, ret, ret_len);
+	if (k == -EBADMSG) {
+		/* Stored byte for byte all the same: what it holds is for people to recover. */
+		k = crash_truncated(crash,
+				    "%s does not inflate: it is stored as it is, not in the log",
+				    r->name);
+		return k < 0 ? k : 0;
+	}
+	if (k < 0) {
+		log_record_error(a, r, k);
+		return k;
+	}
+	if (k > 0 && max < a->config->max_record_size)
+		sink->cut = true;
+	else if (k > 0 && crash_truncated(crash,
+					  "MaxRecordSize=%" PRIu64 ": %s inflates to more, its "
+					  "first %zu bytes are in the log",
+					  a->config->max_record_size, r->name, *ret_len) < 0)
+		return -ENOMEM;
+	return 1;
+}
+
+/* Puts a record of the dump into the log: its text, or the decoding of a hardware error. */
+static int log_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, const char *raw,
+		      size_t raw_len, LogSink *sink, json_t *crash)
+{
+	_cleanup_free_ char *data = NULL;
+	bool text = record_is_text(c, r);
+	const char *buf = raw;
+	size_t len = raw_len;
+	int k;
+
+	if (r->name_parsed && r->n.compressed) {
+		k = inflate_for_log(a, r, text, raw, raw_len, sink, crash, &data, &len);
+		if (k <= 0)
+			return k;
+		buf = data;
+	}
+	if (text) {
+		const char *body;
+		size_t body_len;
+
+		pstore_record_body(r, buf, len, &body, &body_len);
+		k = log_sink_write(sink, body, body_len);
+		if (k < 0)
+			return log_error_errno(k, "Cannot write the log of %s: %m", r->name);
+	} else if (c->kind == PSTORE_CRASH_HARDWARE_ERROR)
+		return decode_hardware_error(a, r, buf, len, sink, crash);
+	return 0;
+}
+
 /* Copies one record into the crash (store and/or log), and lists it in crash.json. */
 static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, RecordRole role,
 		      StoreTxn *txn, LogSink *sink, json_t *crash)
 {
-	_cleanup_free_ char *raw = NULL, *data = NULL, *path = NULL;
+	_cleanup_free_ char *raw = NULL, *path = NULL;
 	char hex[SHA256_HEX_SIZE];
-	size_t raw_len, data_len = 0;
-	bool in_log = role == RECORD_MAIN;
+	size_t raw_len;
 	json_t *entry;
 	int k;
 
@@ -526,46 +562,8 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, R
 			return log_error_errno(k, "%s: cannot write %s: %m", store_path(a->store),
 					       path);
 	}
-	/* Only what the log can take is inflated: MaxRecordSize=, and no more than MaxLogSize=
-	 * leaves (and the header line) for text. */
-	if (in_log && r->name_parsed && r->n.compressed) {
-		bool text = record_is_text(c, r);
-		size_t max = text ? MIN(a->config->max_record_size, sink->left + PSTORE_HEADER_MAX)
-				  : a->config->max_record_size;
-
-		k = pstore_record_inflate(raw, raw_len, max, &data, &data_len);
-		if (k == -EBADMSG) {
-			/* Stored byte for byte all the same: what it holds is for people to recover. */
-			k = crash_truncated(crash, "%s does not inflate: it is stored as it is, not in the log",
-					    r->name);
-			if (k < 0)
-				return k;
-			in_log = false;
-		} else if (k < 0) {
-			log_record_error(a, r, k);
-			return k;
-		} else if (k > 0 && max < a->config->max_record_size)
-			sink->cut = true;
-		else if (k > 0) {
-			k = crash_truncated(crash,
-					    "MaxRecordSize=%" PRIu64 ": %s inflates to more, its "
-					    "first %zu bytes are in the log",
-					    a->config->max_record_size, r->name, data_len);
-			if (k < 0)
-				return k;
-		}
-	}
-	if (in_log && record_is_text(c, r)) {
-		const char *body;
-		size_t body_len;
-
-		pstore_record_body(r, data ?: raw, data ? data_len : raw_len, &body, &body_len);
-		k = log_sink_write(sink, body, body_len);
-		if (k < 0)
-			return log_error_errno(k, "Cannot write the log of %s: %m", r->name);
-	} else if (in_log && c->kind == PSTORE_CRASH_HARDWARE_ERROR) {
-		k = decode_hardware_error(a, r, data ?: raw, data ? data_len : raw_len, sink,
-					  crash);
+	if (role == RECORD_MAIN) {
+		k = log_record(a, c, r, raw, raw_len, sink, crash);
 		if (k < 0)
 			return k;
 	}
@@ -634,14 +632,12 @@ static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTx
 	r = crash_json_new(a, c, id, &crash);
 	if (r < 0)
 		return log_oom();
-	if (c->n_parts_cut > 0) {
-		r = crash_truncated(crash,
-				    "MaxParts=%" PRIu64
-				    ": the %zu oldest parts are stored, but not in the log",
-				    a->config->max_parts, c->n_parts_cut);
-		if (r < 0)
-			return r;
-	}
+	if (c->n_parts_cut > 0 &&
+	    crash_truncated(crash,
+			    "MaxParts=%" PRIu64
+			    ": the %zu oldest parts are stored, but not in the log",
+			    a->config->max_parts, c->n_parts_cut) < 0)
+		return -ENOMEM;
 	r = add_records(a, c, txn, &sink, crash);
 	if (r < 0)
 		return r;
@@ -652,13 +648,11 @@ static int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTx
 			return log_error_errno(r, "%s: cannot write dmesg.txt of crash %s: %m",
 					       store_path(a->store), id);
 	}
-	if (sink.cut) {
-		r = crash_truncated(
-			crash, "MaxLogSize=%" PRIu64 ": the log holds its first %" PRIu64 " bytes",
-			a->config->max_log_size, a->config->max_log_size);
-		if (r < 0)
-			return r;
-	}
+	if (sink.cut &&
+	    crash_truncated(crash,
+			    "MaxLogSize=%" PRIu64 ": the log holds its first %" PRIu64 " bytes",
+			    a->config->max_log_size, a->config->max_log_size) < 0)
+		return -ENOMEM;
 	if (c->kind == PSTORE_CRASH_KERNEL) {
 		r = crash_add_analysis(crash, log_text(&a->log), log_text_len(&a->log));
 		if (r < 0)
@@ -776,22 +770,54 @@ static void log_archived(const PstoreCrash *c, const char *id)
 
 	while (pstore_crash_record(c, n))
 		n++;
-	log_info("Archived %s %s (%zu record%s from %s).", crash_kind_description(c->kind), id, n,
-		 n == 1 ? "" : "s", c->key->name);
+	log_info("Archived %s %s (%zu record%s from %s).",
+		 crash_kind_description_to_string(c->kind), id, n, n == 1 ? "" : "s", c->key->name);
 }
 
-static int archive_crash(Archive *a, const PstoreCrash *c)
+/*
+ * What archiving a crash takes, decided once from what the store and the
+ * journal already hold of it (found by its id).
+ */
+typedef struct CrashPlan {
+	bool store;	 /* not in the store: stage it; journaled and erased after its commit */
+	bool journal;	 /* not in the journal: send its entry */
+	bool from_store; /* the entry is made from the stored crash, not built again */
+	bool done;	 /* in the store and the journal, as configured: only erasing is left */
+	bool erase;	 /* erase its records from pstore (Unlink=yes, no --no-unlink) */
+} CrashPlan;
+
+static int crash_plan(Archive *a, const char *id, CrashPlan *ret)
 {
-	_cleanup_(store_txn_freep) StoreTxn *txn = NULL;
-	json_auto_t *crash = NULL;
-	char id[STORE_CRASH_ID_LEN + 1];
-	bool stored = false, logged = false;
-	const PstoreRecord *rec;
-	size_t n_records, log_len;
-	const char *log;
+	bool stored = a->store && store_has_crash(a->store, id), logged = false;
 	int r;
 
-	for (n_records = 0; (rec = pstore_crash_record(c, n_records)); n_records++) {
+	/* Nothing to find in the journal for a crash that was never stored, unless there is no store. */
+	if (a->journal && (stored || !a->store)) {
+		r = journal_crash_is_logged(&a->journal_reader, id);
+		if (r < 0)
+			return log_error_errno(r,
+					       "Cannot search the journal for crash %s: %m; its "
+					       "records stay in pstore",
+					       id);
+		logged = r > 0;
+	}
+	*ret = (CrashPlan){
+		.store = a->store && !stored,
+		.journal = a->journal && !logged,
+		.from_store = stored,
+		.done = (a->store || a->journal) && (!a->store || stored) &&
+			(!a->journal || logged),
+		.erase = a->unlink,
+	};
+	return 0;
+}
+
+/* Fails for a record that could not be read; warns about a name that is not pstore's. */
+static int crash_check_records(Archive *a, const PstoreCrash *c)
+{
+	const PstoreRecord *rec;
+
+	for (size_t i = 0; (rec = pstore_crash_record(c, i)); i++) {
 		if (rec->error < 0) {
 			log_record_error(a, rec, rec->error);
 			return rec->error;
@@ -800,6 +826,71 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 			log_warning("%s/%s: not a pstore record name; archiving it as it is",
 				    a->pstore_dir, rec->name);
 	}
+	return 0;
+}
+
+/* Writes the crash to the store's staging area; archive_commit() journals and erases it. */
+static int stage_crash(Archive *a, const PstoreCrash *c, const char *id)
+{
+	_cleanup_(store_txn_freep) StoreTxn *txn = NULL;
+	json_auto_t *crash = NULL;
+	JournalCrashFields fields = {};
+	Staged *st;
+	int r;
+
+	test_step_delay("storing", id);
+	r = store_txn_begin(a->store, id, &txn);
+	if (r < 0)
+		return log_error_errno(r, "%s: cannot add crash %s: %m; its records stay in pstore",
+				       store_path(a->store), id);
+	r = build_crash(a, c, id, txn, &crash);
+	if (r < 0)
+		return r;
+	if (a->journal) {
+		r = journal_crash_fields(crash, &fields);
+		if (r < 0)
+			return log_oom();
+	}
+	st = &a->staged[a->n_staged++];
+	*st = (Staged){.crash = c, .txn = TAKE_PTR(txn), .fields = fields};
+	memcpy(st->id, id, sizeof(st->id));
+	return 0;
+}
+
+/* Sends the journal entry of a crash that is not staged: read back from the store, or built. */
+static int journal_crash(Archive *a, const PstoreCrash *c, const char *id, bool from_store)
+{
+	json_auto_t *crash = NULL;
+	const char *log;
+	size_t log_len;
+	int r;
+
+	r = from_store ? load_stored_crash(a, id, &crash) : build_crash(a, c, id, NULL, &crash);
+	if (r < 0)
+		return r;
+	if (!from_store)
+		log_archived(c, id);
+	test_step_delay("the journal entry", id);
+	log = log_field(&a->log, &log_len);
+	r = journal_send_crash(crash, log, log_len);
+	if (r < 0)
+		return log_error_errno(
+			r,
+			"Cannot send crash %s to the journal: %m; its records stay in "
+			"pstore",
+			id);
+	return 0;
+}
+
+static int archive_crash(Archive *a, const PstoreCrash *c)
+{
+	char id[STORE_CRASH_ID_LEN + 1];
+	CrashPlan plan = {};
+	int r;
+
+	r = crash_check_records(a, c);
+	if (r < 0)
+		return r;
 
 	if (crash_is_logs_only(c) && !a->config->keep_console) {
 		log_info("%s/%s: %s log dropped (KeepConsole=no)", a->pstore_dir, c->key->name,
@@ -813,72 +904,23 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 		log_record_error(a, c->key, r);
 		return r;
 	}
+	r = crash_plan(a, id, &plan);
+	if (r < 0)
+		return r;
 
-	if (a->store && store_has_crash(a->store, id))
-		stored = true;
-	/* Nothing to find in the journal for a crash that was never stored, unless there is no store. */
-	if (a->journal && (stored || !a->store)) {
-		r = journal_crash_is_logged(&a->journal_reader, id);
-		if (r < 0)
-			return log_error_errno(r,
-					       "Cannot search the journal for crash %s: %m; its "
-					       "records stay in pstore",
-					       id);
-		logged = r > 0;
-	}
-
-	if (a->store && !stored) {
-		test_step_delay("storing", id);
-		r = store_txn_begin(a->store, id, &txn);
-		if (r < 0)
-			return log_error_errno(r,
-					       "%s: cannot add crash %s: %m; its records stay in "
-					       "pstore",
-					       store_path(a->store), id);
-	}
-	if (!stored && (a->store || (a->journal && !logged))) {
-		r = build_crash(a, c, id, txn, &crash);
-		if (r < 0)
-			return r;
-		/* A stored crash is archived once its batch is committed. */
-		if (!txn)
-			log_archived(c, id);
-	}
-	if (txn) {
-		/* Journaled and erased once its batch is durable: see archive_commit(). */
-		JournalCrashFields fields = {};
-		Staged *st;
-
-		if (a->journal) {
-			r = journal_crash_fields(crash, &fields);
-			if (r < 0)
-				return log_oom();
-		}
-		st = &a->staged[a->n_staged++];
-		*st = (Staged){.crash = c, .txn = TAKE_PTR(txn), .fields = fields};
-		memcpy(st->id, id, sizeof(st->id));
-		return 0;
-	} else if (stored && a->journal && !logged) {
-		r = load_stored_crash(a, id, &crash);
+	if (plan.store)
+		return stage_crash(a, c, id);
+	if (plan.journal) {
+		r = journal_crash(a, c, id, plan.from_store);
 		if (r < 0)
 			return r;
 	}
-	if (a->journal && !logged) {
-		test_step_delay("the journal entry", id);
-		log = log_field(&a->log, &log_len);
-		r = journal_send_crash(crash, log, log_len);
-		if (r < 0)
-			return log_error_errno(r,
-					       "Cannot send crash %s to the journal: %m; its "
-					       "records stay in pstore",
-					       id);
-	}
-	if ((!a->store || stored) && (!a->journal || logged) && (a->store || a->journal))
+	if (plan.done)
 		a->already++;
 	else
 		a->archived++;
 
-	if (!a->unlink)
+	if (!plan.erase)
 		return 0;
 	test_step_delay("erasing", id);
 	return erase_crash(a, c);
@@ -1024,7 +1066,7 @@ static bool run_budget_take(Archive *a, const PstoreCrash *c)
 	uint64_t records = 0, bytes = 0;
 
 	for (size_t i = 0; (rec = pstore_crash_record(c, i)); i++) {
-		/* Such a crash fails at once, having read nothing: see archive_crash(). */
+		/* Such a crash fails at once, having read nothing: see crash_check_records(). */
 		if (rec->error < 0)
 			return true;
 		records++;
@@ -1038,11 +1080,10 @@ static bool run_budget_take(Archive *a, const PstoreCrash *c)
 	return true;
 }
 
-static int archive_run(Archive *a)
+/* The run's configuration, and the ids of this boot and machine for its crashes. */
+static int archive_setup(Archive *a)
 {
-	const PstoredConfig *config;
 	sd_id128_t id128;
-	size_t n;
 	int r;
 
 	if (sd_id128_get_boot(&id128) >= 0)
@@ -1053,12 +1094,18 @@ static int archive_run(Archive *a)
 	r = pstored_config_load_and_log(arg_config, &a->config, &a->error);
 	if (r < 0)
 		return r;
-	config = a->config;
-
 	a->pstore_dir = arg_pstore_dir ?: PSTORE_DEFAULT_DIR;
-	a->unlink = config->unlink && !arg_no_unlink;
-	a->journal = !arg_no_journal && (config->storage == PSTORED_STORAGE_BOTH ||
-					 config->storage == PSTORED_STORAGE_JOURNAL);
+	a->unlink = a->config->unlink && !arg_no_unlink;
+	a->journal = !arg_no_journal && (a->config->storage == PSTORED_STORAGE_BOTH ||
+					 a->config->storage == PSTORED_STORAGE_JOURNAL);
+	return 0;
+}
+
+/* Lists the records of pstore and groups them into crashes. Returns 0 if there is no pstore. */
+static int archive_scan(Archive *a)
+{
+	const PstoredConfig *config = a->config;
+	int r;
 
 	r = pstore_dir_open(a->pstore_dir, !arg_pstore_dir, &a->pstore_fd, &a->error);
 	if (r <= 0)
@@ -1076,36 +1123,45 @@ static int archive_run(Archive *a)
 	for (size_t i = 0; i < a->scan->n_skipped; i++)
 		log_warning("%s/%s: %s, not a pstore record; skipped", a->pstore_dir,
 			    a->scan->skipped[i].name, a->scan->skipped[i].reason);
-	if (a->scan->n_crashes == 0) {
-		log_debug("%s: no records.", a->pstore_dir);
+	return 1;
+}
+
+/* Opens (or creates) the store, if Storage= wants one. */
+static int archive_open_store(Archive *a)
+{
+	int r;
+
+	if (a->config->storage != PSTORED_STORAGE_BOTH &&
+	    a->config->storage != PSTORED_STORAGE_STORE)
 		return 0;
+	r = store_open(arg_store_dir, STORE_CREATE, &a->store);
+	if (r == -EPERM) {
+		a->store_failed = true;
+		return log_error_errno_save(
+			r, &a->error,
+			"%s: refusing an unsafe crash store: it must be owned by root (or by the "
+			"user running pstored) and not be writable by group or others; the records "
+			"stay in %s: fix it with 'chown root: %s' and 'chmod go-w %s', see "
+			"pstored-store(5).",
+			arg_store_dir, a->pstore_dir, arg_store_dir, arg_store_dir);
 	}
-
-	if (config->storage == PSTORED_STORAGE_BOTH || config->storage == PSTORED_STORAGE_STORE) {
-		r = store_open(arg_store_dir, STORE_CREATE, &a->store);
-		if (r == -EPERM) {
-			a->store_failed = true;
-			return log_error_errno_save(
-				r, &a->error,
-				"%s: refusing an unsafe crash store: it must be owned by root (or "
-				"by the user running pstored) and not be writable by group or "
-				"others; the records stay in %s: fix it with 'chown root: %s' and "
-				"'chmod go-w %s', see pstored-store(5).",
-				arg_store_dir, a->pstore_dir, arg_store_dir, arg_store_dir);
-		}
-		if (r < 0) {
-			a->store_failed = true;
-			return log_error_errno_save(r, &a->error,
-						    "%s: cannot open the crash store: %m; the "
-						    "records stay in %s%s%s.",
-						    arg_store_dir, a->pstore_dir,
-						    failure_hint(r, true) ? ": " : "",
-						    failure_hint(r, true) ?: "");
-		}
+	if (r < 0) {
+		a->store_failed = true;
+		return log_error_errno_save(r, &a->error,
+					    "%s: cannot open the crash store: %m; the records stay "
+					    "in %s%s%s.",
+					    arg_store_dir, a->pstore_dir,
+					    failure_hint(r, true) ? ": " : "",
+					    failure_hint(r, true) ?: "");
 	}
+	return 0;
+}
 
-	if (a->store)
-		vacuum_store(a);
+/* Archives the crashes, in batches, as far as the run's budget goes. */
+static void archive_crashes(Archive *a)
+{
+	size_t n;
+	int r;
 
 	for (n = 0; n < a->scan->n_crashes; n++) {
 		(void)sd_notifyf(false, "STATUS=Archiving crash %zu of %zu", n + 1,
@@ -1131,6 +1187,29 @@ static int archive_run(Archive *a)
 			    "its budget, MaxRecordsPerRun= or MaxBytesPerRun= (raise them in "
 			    "pstored.conf to archive more at once)",
 			    a->scan->n_crashes - n, a->scan->n_crashes, a->pstore_dir);
+}
+
+static int archive_run(Archive *a)
+{
+	int r;
+
+	r = archive_setup(a);
+	if (r < 0)
+		return r;
+	r = archive_scan(a);
+	if (r <= 0)
+		return r;
+	if (a->scan->n_crashes == 0) {
+		log_debug("%s: no records.", a->pstore_dir);
+		return 0;
+	}
+	r = archive_open_store(a);
+	if (r < 0)
+		return r;
+	if (a->store)
+		vacuum_store(a);
+
+	archive_crashes(a);
 
 	(void)sd_notifyf(false,
 			 "STATUS=Archived %u crashes (%u already done, %u dropped, %u failed)",

@@ -36,11 +36,10 @@ static int run_upload_helper(int argc, char *argv[])
 }
 
 static const Verb verbs[] = {
-	{"archive", 1, 1, true, verb_archive,
+	{"archive", 1, 1, VERB_DEFAULT, verb_archive,
 	 "Move pstore records into the store and the journal (default)"},
-	{"upload", 1, 1, false, run_upload_helper,
-	 "Send the crashes that are due to the collectors"},
-	{"verify-config", 1, 1, false, verb_verify_config,
+	{"upload", 1, 1, 0, run_upload_helper, "Send the crashes that are due to the collectors"},
+	{"verify-config", 1, 1, 0, verb_verify_config,
 	 "Show the problems in the configuration; fail if there is one"},
 };
 

@@ -9,7 +9,8 @@
 #include "pstored.h"
 
 static const Verb verbs[] = {
-	{"upload", 1, 1, true, verb_upload, "Send the crashes that are due to the collectors"},
+	{"upload", 1, 1, VERB_DEFAULT, verb_upload,
+	 "Send the crashes that are due to the collectors"},
 };
 
 int main(int argc, char *argv[])

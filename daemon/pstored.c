@@ -27,14 +27,35 @@ const char *arg_target = NULL;
 const char *arg_dmi_dir = NULL;
 char **pstored_argv;
 
+enum {
+	ARG_PSTORE_DIR = _ARG_COMMON_MAX,
+	ARG_STORE_DIR,
+	ARG_CONFIG,
+	ARG_NO_UNLINK,
+	ARG_NO_JOURNAL,
+	ARG_TARGET,
+	ARG_DMI_DIR,
+};
+
+static const struct option options[] = {
+	COMMON_OPTIONS,
+	{"pstore-dir", required_argument, NULL, ARG_PSTORE_DIR},
+	{"store-dir", required_argument, NULL, ARG_STORE_DIR},
+	{"config", required_argument, NULL, ARG_CONFIG},
+	{"no-unlink", no_argument, NULL, ARG_NO_UNLINK},
+	{"no-journal", no_argument, NULL, ARG_NO_JOURNAL},
+	{"target", required_argument, NULL, ARG_TARGET},
+	{"dmi-dir", required_argument, NULL, ARG_DMI_DIR},
+	{},
+};
+
 static void help(const Verb *verbs, size_t n_verbs)
 {
 	printf("%s [OPTIONS...] [COMMAND]\n\n"
 	       "Archive the kernel crash records that pstore kept over a reboot.\n\n"
 	       "Commands:\n",
 	       program_invocation_short_name);
-	for (size_t i = 0; i < n_verbs; i++)
-		printf("  %-22s %s\n", verbs[i].name, verbs[i].help);
+	verbs_print_help(verbs, n_verbs, stdout);
 	printf("\nOptions:\n"
 	       "  -h --help              Show this help\n"
 	       "     --version           Show package version\n"
@@ -51,96 +72,71 @@ static void help(const Verb *verbs, size_t n_verbs)
 	       PSTORED_LOCALSTATEDIR "/lib/pstored", PSTORED_SYSCONFDIR);
 }
 
+/* Takes one option into its arg_ variable; returns 1 to go on, 0 to exit, <0 on error. */
+static int parse_option(int c, const char *arg, const Verb *verbs, size_t n_verbs)
+{
+	int r;
+
+	switch (c) {
+	case 'h':
+		help(verbs, n_verbs);
+		return 0;
+	case ARG_PSTORE_DIR:
+		arg_pstore_dir = arg;
+		return 1;
+	case ARG_STORE_DIR:
+		arg_store_dir = arg;
+		return 1;
+	case ARG_CONFIG:
+		arg_config = arg;
+		return 1;
+	case ARG_NO_UNLINK:
+		arg_no_unlink = true;
+		return 1;
+	case ARG_NO_JOURNAL:
+		arg_no_journal = true;
+		return 1;
+	case ARG_TARGET:
+		arg_target = arg;
+		return 1;
+	case ARG_DMI_DIR:
+		arg_dmi_dir = arg;
+		return 1;
+	case '?':
+		return -EINVAL;
+	default:
+		r = parse_common_option(c, arg);
+		if (r == -ENOENT)
+			return log_error_errno(EINVAL, "Unhandled option %d.", c);
+		return r;
+	}
+}
+
 static int parse_argv(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 {
-	enum {
-		ARG_VERSION = 0x100,
-		ARG_PSTORE_DIR,
-		ARG_STORE_DIR,
-		ARG_CONFIG,
-		ARG_NO_UNLINK,
-		ARG_NO_JOURNAL,
-		ARG_TARGET,
-		ARG_DMI_DIR,
-		ARG_LOG_LEVEL,
-	};
-	static const struct option options[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, ARG_VERSION},
-		{"pstore-dir", required_argument, NULL, ARG_PSTORE_DIR},
-		{"store-dir", required_argument, NULL, ARG_STORE_DIR},
-		{"config", required_argument, NULL, ARG_CONFIG},
-		{"no-unlink", no_argument, NULL, ARG_NO_UNLINK},
-		{"no-journal", no_argument, NULL, ARG_NO_JOURNAL},
-		{"target", required_argument, NULL, ARG_TARGET},
-		{"dmi-dir", required_argument, NULL, ARG_DMI_DIR},
-		{"log-level", required_argument, NULL, ARG_LOG_LEVEL},
-		{},
-	};
-	int c;
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-		switch (c) {
-		case 'h':
-			help(verbs, n_verbs);
-			return 0;
-		case ARG_VERSION:
-			puts(PACKAGE_STRING);
-			return 0;
-		case ARG_PSTORE_DIR:
-			arg_pstore_dir = optarg;
-			break;
-		case ARG_STORE_DIR:
-			arg_store_dir = optarg;
-			break;
-		case ARG_CONFIG:
-			arg_config = optarg;
-			break;
-		case ARG_NO_UNLINK:
-			arg_no_unlink = true;
-			break;
-		case ARG_NO_JOURNAL:
-			arg_no_journal = true;
-			break;
-		case ARG_TARGET:
-			arg_target = optarg;
-			break;
-		case ARG_DMI_DIR:
-			arg_dmi_dir = optarg;
-			break;
-		case ARG_LOG_LEVEL:
-			if (log_set_max_level_from_option(optarg) < 0)
-				return -EINVAL;
-			break;
-		case '?':
-			return -EINVAL;
-		default:
-			return log_error_errno(EINVAL, "Unhandled option %d.", c);
-		}
+		r = parse_option(c, optarg, verbs, n_verbs);
+		if (r <= 0)
+			return r;
 	}
 	return 1;
 }
 
-static int dispatch_verb(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
+static int run_verb(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 {
-	const Verb *verb = NULL;
-	int left = argc - optind;
+	const char *name = argc > 0 ? argv[0] : NULL;
+	const Verb *v = verb_find(verbs, n_verbs, name);
 
-	for (size_t i = 0; i < n_verbs; i++)
-		if (left == 0 ? verbs[i].is_default : streq(argv[optind], verbs[i].name))
-			verb = &verbs[i];
-	if (!verb)
-		return log_error_errno(EINVAL, "Unknown command '%s' (see '%s --help').",
-				       argv[optind], program_invocation_short_name);
-	if (left == 0) {
-		char *args[] = {(char *)verb->name, NULL};
-		return verb->dispatch(1, args);
-	}
-	if (left < verb->min_args || left > verb->max_args)
+	if (!v)
+		return log_error_errno(EINVAL, "Unknown command '%s' (see '%s --help').", name,
+				       program_invocation_short_name);
+	if (verb_check_args(v, argc) < 0)
 		return log_error_errno(EINVAL,
 				       "Wrong number of arguments for '%s' (see '%s --help').",
-				       verb->name, program_invocation_short_name);
-	return verb->dispatch(left, argv + optind);
+				       v->name, program_invocation_short_name);
+	return dispatch_verb(v, argc, argv);
 }
 
 int pstored_main(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
@@ -152,6 +148,6 @@ int pstored_main(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 	r = parse_argv(argc, argv, verbs, n_verbs);
 	if (r <= 0)
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-	r = dispatch_verb(argc, argv, verbs, n_verbs);
+	r = run_verb(argc - optind, argv + optind, verbs, n_verbs);
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

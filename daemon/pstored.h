@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "verbs.h"
+
 extern const char *arg_pstore_dir; /* NULL: /sys/fs/pstore, mounted if needed */
 extern const char *arg_store_dir;
 extern const char *arg_config; /* NULL: /etc/pstored.conf and drop-ins */
@@ -20,14 +22,6 @@ extern bool arg_no_journal;
 extern const char *arg_target;	/* upload: only [Target.NAME]; NULL: all */
 extern const char *arg_dmi_dir; /* upload: DMI serials to redact; NULL: /sys/class/dmi/id */
 extern char **pstored_argv;	/* the whole command line, as main() got it */
-
-typedef struct Verb {
-	const char *name;
-	int min_args, max_args; /* counting the verb itself */
-	bool is_default;
-	int (*dispatch)(int argc, char *argv[]);
-	const char *help;
-} Verb;
 
 /* Parses the options, runs the verb; returns the exit status. */
 int pstored_main(int argc, char *argv[], const Verb *verbs, size_t n_verbs);

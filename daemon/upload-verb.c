@@ -39,6 +39,7 @@ static int upload_pass(const PstoredConfig *config, json_t *failures)
 		.dmi_dir = arg_dmi_dir,
 		.progress = log_event,
 		.userdata = failures,
+		.log = log_library_message,
 	};
 	r = upload_run(&o, &sum);
 	if (r < 0)

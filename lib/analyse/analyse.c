@@ -234,7 +234,10 @@ typedef struct LogHas {
 } LogHas;
 
 #define SOFT_LOCKUP_TEXT "BUG: soft lockup"
-#define HARD_LOCKUP_TEXT "detected hard LOCKUP on cpu"
+/* "Watchdog detected hard LOCKUP on cpu 1"; powerpc: "CPU 28 self-detected hard LOCKUP @ ..." */
+#define HARD_LOCKUP_TEXT "hard LOCKUP"
+/* powerpc: "watchdog: CPU 24 Hard LOCKUP", 4.15: "Watchdog CPU:42 Hard LOCKUP" */
+#define HARD_LOCKUP_TEXT2 "Hard LOCKUP"
 #define MCE_TEXT "[Hardware Error]: CPU "
 #define MCE_TEXT2 ": Machine Check"
 
@@ -252,7 +255,8 @@ static LogHas log_has(const char *log, size_t len)
 {
 	return (LogHas){
 		.soft_lockup = log_contains(log, len, SOFT_LOCKUP_TEXT),
-		.hard_lockup = log_contains(log, len, HARD_LOCKUP_TEXT),
+		.hard_lockup = log_contains(log, len, HARD_LOCKUP_TEXT) ||
+			       log_contains(log, len, HARD_LOCKUP_TEXT2),
 		.mce = log_contains(log, len, MCE_TEXT) && log_contains(log, len, MCE_TEXT2),
 	};
 }
@@ -284,7 +288,9 @@ static Event classify_in(const Line *l, const LogHas *has)
 		return EVENT_PANIC;
 	if (has->soft_lockup && line_find(l, SOFT_LOCKUP_TEXT))
 		return EVENT_SOFT_LOCKUP;
-	if (has->hard_lockup && line_find(l, HARD_LOCKUP_TEXT))
+	if (has->hard_lockup &&
+	    (line_find(l, HARD_LOCKUP_TEXT) || line_find(l, HARD_LOCKUP_TEXT2)) &&
+	    !has_prefix(l, "---[ end "))
 		return EVENT_HARD_LOCKUP;
 	if (has_prefix(l, "INFO: task ") && line_find(l, " blocked for more than "))
 		return EVENT_HUNG_TASK;
@@ -323,7 +329,8 @@ static Event panic_cause(const Line *l)
 		return EVENT_SOFT_LOCKUP;
 	if (line_find(l, "hung_task"))
 		return EVENT_HUNG_TASK;
-	if (line_find(l, "Hard LOCKUP") || line_find(l, "hardlockup"))
+	if (line_find(l, "Hard LOCKUP") || line_find(l, "hard LOCKUP") ||
+	    line_find(l, "hardlockup"))
 		return EVENT_HARD_LOCKUP;
 	if (line_find(l, "RCU Stall"))
 		return EVENT_RCU_STALL;
@@ -508,85 +515,94 @@ static bool parse_ip_line(const Line *l, Symbol *ret)
 	return false;
 }
 
-/* Frames that every report of a kind shares: the reporting machinery, not the bug. */
+/*
+ * Frames that every report of a kind shares: the reporting machinery, not the
+ * bug (is_generic_frame()).
+ */
+static const char *const generic_frames[] = {
+	/* printing the report */
+	"dump_stack",
+	"dump_stack_lvl",
+	"dump_backtrace",
+	"show_stack",
+	"show_trace_log_lvl",
+	"panic",
+	"vpanic",
+	"nmi_panic",
+	"check_panic_on_warn",
+	/* a WARNING, a BUG() trap, an oops */
+	"__warn",
+	"warn_slowpath_fmt",
+	"warn_slowpath_null",
+	"warn_slowpath_common",
+	"report_bug",
+	"handle_bug",
+	"exc_invalid_op",
+	"asm_exc_invalid_op",
+	"do_invalid_op",
+	"invalid_op",
+	"do_error_trap",
+	"do_trap",
+	"die",
+	"__die",
+	"__die_body",
+	"oops_end",
+	"bug_handler",
+	"call_break_hook",
+	"brk_handler",
+	"do_debug_exception",
+	/* arm64 exception entry */
+	"el1_dbg",
+	"el1h_64_sync_handler",
+	"el1h_64_sync",
+	"arm64_notify_die",
+	"arm64_serror_panic", /* an SError: the frames after el1h_64_error tell where */
+	"arm64_is_fatal_ras_serror",
+	"do_serror",
+	"el1h_64_error_handler",
+	"el1h_64_error",
+	/* noreturn calls end a function: the return address is the next one */
+	"abort",
+	/* what a report calls on its way */
+	"add_taint",
+	"mce_panic",
+	/* scheduling while atomic, sleeping where it must not, being asleep */
+	"__schedule_bug",
+	"__might_sleep", /* "BUG: sleeping function called from invalid context" */
+	"___might_sleep",
+	"__might_fault",
+	"might_fault",
+	"__schedule",
+	"schedule",
+	"schedule_timeout",
+	"schedule_preempt_disabled",
+	"io_schedule",
+	"io_schedule_timeout",
+	/* where a hung task sleeps: the function that took the lock is the answer */
+	"rwsem_down_read_failed",
+	"rwsem_down_read_slowpath",
+	"call_rwsem_down_read_failed",
+	"rwsem_down_write_failed",
+	"rwsem_down_write_slowpath",
+	"call_rwsem_down_write_failed",
+	"down_read",
+	"down_write",
+	"__mutex_lock",
+	"__mutex_lock_common",
+	"__mutex_lock_slowpath",
+	"mutex_lock",
+	"mutex_lock_nested",
+	"__down", /* a semaphore */
+	"down",
+	"wait_for_completion",
+	"__wait_for_common",
+	"wait_for_common",
+};
+
 static bool is_generic_frame(const char *name, size_t len)
 {
-	static const char *const generic[] = {
-		"dump_stack",
-		"dump_stack_lvl",
-		"dump_backtrace",
-		"show_stack",
-		"show_trace_log_lvl",
-		"panic",
-		"vpanic",
-		"nmi_panic",
-		"check_panic_on_warn",
-		"__warn",
-		"warn_slowpath_fmt",
-		"warn_slowpath_null",
-		"warn_slowpath_common",
-		"report_bug",
-		"handle_bug",
-		"exc_invalid_op",
-		"asm_exc_invalid_op",
-		"do_invalid_op",
-		"invalid_op",
-		"do_error_trap",
-		"do_trap",
-		"die",
-		"__die",
-		"__die_body",
-		"oops_end",
-		"bug_handler",
-		"call_break_hook",
-		"brk_handler",
-		"do_debug_exception",
-		"el1_dbg",
-		"el1h_64_sync_handler",
-		"el1h_64_sync",
-		"arm64_notify_die",
-		"arm64_serror_panic", /* an SError: the frames after el1h_64_error tell where */
-		"arm64_is_fatal_ras_serror",
-		"do_serror",
-		"el1h_64_error_handler",
-		"el1h_64_error",
-		"abort", /* noreturn calls end a function: the return address is the next one */
-		"add_taint",
-		"mce_panic",
-		"__schedule_bug",
-		"__might_sleep", /* "BUG: sleeping function called from invalid context" */
-		"___might_sleep",
-		"__might_fault",
-		"might_fault",
-		"__schedule",
-		"schedule",
-		"schedule_timeout",
-		"schedule_preempt_disabled",
-		"io_schedule",
-		"io_schedule_timeout",
-		/* where a hung task sleeps: the function that took the lock is the answer */
-		"rwsem_down_read_failed",
-		"rwsem_down_read_slowpath",
-		"call_rwsem_down_read_failed",
-		"rwsem_down_write_failed",
-		"rwsem_down_write_slowpath",
-		"call_rwsem_down_write_failed",
-		"down_read",
-		"down_write",
-		"__mutex_lock",
-		"__mutex_lock_common",
-		"__mutex_lock_slowpath",
-		"mutex_lock",
-		"mutex_lock_nested",
-		"__down", /* a semaphore */
-		"down",
-		"wait_for_completion",
-		"__wait_for_common",
-		"wait_for_common",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(generic); i++)
-		if (strlen(generic[i]) == len && memcmp(generic[i], name, len) == 0)
+	for (size_t i = 0; i < ARRAY_SIZE(generic_frames); i++)
+		if (strlen(generic_frames[i]) == len && memcmp(generic_frames[i], name, len) == 0)
 			return true;
 	return false;
 }
@@ -678,7 +694,7 @@ static bool is_trace_noise(const Line *l)
 static bool is_trace_registers(const Line *l)
 {
 	static const char *const prefixes[] = {
-		"RIP: ", "RSP: ", "RAX: ", "RDX: ", "RBP: ", "R08: ", "R10: ", "R13: ", "EIP: ",
+		"RIP: ", "RSP: ", "RAX: ", "RDX: ", "RBP: ", "R08: ", "R10: ", "R13: ",	 "EIP: ",
 		"EAX: ", "ESI: ", "DS: ",  "CR0: ", "CR2: ", "FS: ",  "CS: ",  "Code: ",
 	};
 
@@ -962,7 +978,11 @@ static int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_ta
 	if (!t)
 		return 0;
 	if (take_task && !a->comm) {
-		a->comm = text_dup(comm_at, (size_t)(t - comm_at), NAME_MAX_LEN);
+		/* dump_stack_print_info() puts "Kdump: loaded" between comm and taint */
+		const char *kdump = line_find(&rest, " Kdump: loaded");
+		const char *comm_end = kdump && kdump < t ? kdump : t;
+
+		a->comm = text_dup(comm_at, (size_t)(comm_end - comm_at), NAME_MAX_LEN);
 		if (!a->comm)
 			return -ENOMEM;
 		a->pid = parse_pid(pid_at, pid_len);
@@ -1142,11 +1162,35 @@ static int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n)
 }
 
 /* A task line cut in two: "CPU: 1 PID: 1" and "88243 Comm: X Not tainted 5.3.6 #1". */
+/* Taint columns (upper-case letters and blanks) from i on, up to where l ends or a digit starts. */
+static size_t skip_taint_columns(const Line *l, size_t i)
+{
+	while (i < l->len && ((l->s[i] >= 'A' && l->s[i] <= 'Z') || is_blank(l->s[i])))
+		i++;
+	return i;
+}
+
+/*
+ * A task line cut in two: before its taint ("CPU: 0 PID: 1 Comm: sh" and "Not tainted 6.1.0 #1"),
+ * or in its taint columns ("... Tainted: G " and "       O      5.4.51 #1").
+ */
 static bool is_wrapped_task_line(const Line *first, const Line *second)
 {
-	return has_prefix(first, "CPU: ") && line_find(first, " PID:") &&
-	       !line_find(first, "ainted") && !has_prefix(second, "CPU: ") &&
-	       (line_find(second, " tainted") || line_find(second, "Tainted:"));
+	const char *taint;
+	size_t at;
+
+	if (!has_prefix(first, "CPU: ") || !line_find(first, " PID:") ||
+	    has_prefix(second, "CPU: "))
+		return false;
+	taint = line_find(first, " Tainted: ");
+	if (!taint)
+		return !line_find(first, "ainted") &&
+		       (line_find(second, " tainted") || line_find(second, "Tainted:"));
+	at = (size_t)(taint - first->s) + strlen(" Tainted: ");
+	if (skip_taint_columns(first, at) < first->len)
+		return false;
+	at = skip_taint_columns(second, 0);
+	return at < second->len && is_digit(second->s[at]);
 }
 
 /*
@@ -1189,39 +1233,48 @@ static int join_wrapped_task_lines(Line *lines, size_t n, char **ret_buf)
 	return 0;
 }
 
-/* The N of " PID: N" in a WARNING or task line, -1 if none. */
-static int line_pid(const Line *l)
+/* The number after prefix in l, -1 if none. */
+static int line_number_after(const Line *l, const char *prefix)
 {
-	const char *p = line_find(l, " PID: ");
+	const char *p = line_find(l, prefix);
 	size_t n = 0;
 
 	if (!p)
 		return -1;
-	p += strlen(" PID: ");
+	p += strlen(prefix);
 	while (p + n < l->s + l->len && is_digit(p[n]))
 		n++;
 	return parse_pid(p, n);
 }
 
-/*
- * Whether the WARNING at line warning caused the oops or BUG report at start: a report of the
- * same task that follows it closely (a WARNING about freeing, then KASAN's invalid-free).
- */
-static bool warning_caused(const Line *lines, size_t n, size_t warning, size_t start)
+/* The PID of the report at start: on its first line (a WARNING), else on its task line. */
+static int report_pid(const Line *lines, size_t n, size_t start)
 {
+	int pid = line_number_after(&lines[start], " PID: ");
 	size_t end;
+
+	if (pid >= 0)
+		return pid;
+	end = report_end(lines, n, start);
+	for (size_t i = start + 1; i < end; i++)
+		if (is_task_line(&lines[i]))
+			return line_number_after(&lines[i], " PID: ");
+	return -1;
+}
+
+/*
+ * Whether the report at line earlier (a WARNING, a hard lockup) caused the oops or BUG report at
+ * start: a report of the same task that follows it closely (a WARNING about freeing, then KASAN's
+ * invalid-free; powerpc's hard lockup, then the system reset its watchdog sent).
+ */
+static bool report_caused(const Line *lines, size_t n, size_t earlier, size_t start)
+{
 	int pid;
 
-	if (warning >= start || start - warning > REPORT_LINES_MAX)
+	if (earlier >= start || start - earlier > REPORT_LINES_MAX)
 		return false;
-	pid = line_pid(&lines[warning]);
-	if (pid < 0)
-		return false;
-	end = report_end(lines, n, start);
-	for (size_t i = start; i < end; i++)
-		if (is_task_line(&lines[i]))
-			return line_pid(&lines[i]) == pid;
-	return false;
+	pid = report_pid(lines, n, earlier);
+	return pid >= 0 && report_pid(lines, n, start) == pid;
 }
 
 /* The report that tells what the crash was, and the reason to give it. */
@@ -1251,139 +1304,197 @@ static size_t choose_report(const size_t first[_EVENT_MAX], size_t none, Event *
 	return none;
 }
 
-static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const LogHas *has)
-{
-	size_t first[_EVENT_MAX], start, end;
-	const Line *task_anywhere = NULL, *hardware_anywhere = NULL, *version_line = NULL;
-	Report report = {};
-	Symbol sym = {}, frame = {};
-	bool have_frame = false, stalled;
-	Event kind;
-	int r;
+/* What one pass over the log finds: the first line of each event, and lines to fall back on. */
+typedef struct LogScan {
+	size_t first[_EVENT_MAX]; /* n when there is none */
+	const Line *task_line;
+	const Line *hardware_line;
+	const Line *version_line;
+} LogScan;
 
+static void log_scan(LogScan *scan, const Line *lines, size_t n, const LogHas *has)
+{
+	*scan = (LogScan){};
 	for (size_t k = 0; k < _EVENT_MAX; k++)
-		first[k] = n;
+		scan->first[k] = n;
 	for (size_t i = 0; i < n; i++) {
 		Event e = classify_in(&lines[i], has);
 
-		if (first[e] == n)
-			first[e] = i;
-		if (!task_anywhere && is_task_line(&lines[i]))
-			task_anywhere = &lines[i];
-		if (!hardware_anywhere && has_prefix(&lines[i], "Hardware name: "))
-			hardware_anywhere = &lines[i];
-		if (!version_line && has_prefix(&lines[i], "Linux version "))
-			version_line = &lines[i];
+		if (scan->first[e] == n)
+			scan->first[e] = i;
+		if (!scan->task_line && is_task_line(&lines[i]))
+			scan->task_line = &lines[i];
+		if (!scan->hardware_line && has_prefix(&lines[i], "Hardware name: "))
+			scan->hardware_line = &lines[i];
+		if (!scan->version_line && has_prefix(&lines[i], "Linux version "))
+			scan->version_line = &lines[i];
 	}
+}
 
-	start = choose_report(first, n, &kind);
-	if (kind == EVENT_PANIC) {
+/*
+ * The report of the cause, not of the aftermath: the panic's own cause, the oops or BUG before
+ * it, the WARNING that led to an oops. Returns its first line (n if none) and its kind.
+ */
+static size_t choose_cause(const LogScan *scan, const Line *lines, size_t n, Event *ret_kind)
+{
+	const size_t *first = scan->first;
+	size_t oops = MIN(first[EVENT_OOPS], first[EVENT_BUG]);
+	Event oops_kind = first[EVENT_OOPS] < first[EVENT_BUG] ? EVENT_OOPS : EVENT_BUG;
+	size_t start = choose_report(first, n, ret_kind);
+
+	if (*ret_kind == EVENT_PANIC) {
 		/* A panic names its cause; the cause's own report tells more. */
 		Event cause = panic_cause(&lines[start]);
-		size_t oops = MIN(first[EVENT_OOPS], first[EVENT_BUG]);
 
 		/* "KASAN: panic_on_warn set ...": KASAN and UBSAN reports panic as a WARNING
 		 * does, and the first report is the cause. */
 		if ((cause == EVENT_OOPS && oops != n) ||
 		    (cause == EVENT_WARNING && first[EVENT_WARNING] == n && oops < start)) {
-			kind = first[EVENT_OOPS] < first[EVENT_BUG] ? EVENT_OOPS : EVENT_BUG;
+			*ret_kind = oops_kind;
 			start = oops;
 		} else if (cause != EVENT_PANIC) {
-			kind = cause;
+			*ret_kind = cause;
 			if (first[cause] != n)
 				start = first[cause];
 		}
 	}
-	if ((kind == EVENT_OOPS || kind == EVENT_BUG) &&
-	    warning_caused(lines, n, first[EVENT_WARNING], start)) {
-		kind = EVENT_WARNING;
+	if (*ret_kind != EVENT_OOPS && *ret_kind != EVENT_BUG)
+		return start;
+	if (report_caused(lines, n, first[EVENT_WARNING], start)) {
+		*ret_kind = EVENT_WARNING;
 		start = first[EVENT_WARNING];
+	} else if (report_caused(lines, n, first[EVENT_HARD_LOCKUP], start)) {
+		*ret_kind = EVENT_HARD_LOCKUP;
+		start = first[EVENT_HARD_LOCKUP];
 	}
-	a->reason = strdup(event_reasons[kind]);
-	if (!a->reason)
-		return -ENOMEM;
+	return start;
+}
 
-	if (start < n) {
-		r = set_text(&a->message, lines[start].s, lines[start].len, TEXT_MAX_LEN);
-		if (r < 0)
-			return r;
-		r = analysis_read_event_task(a, classify(&lines[start]), &lines[start]);
-		if (r < 0)
-			return r;
+/* The lines of the report at start (not n) of the given kind, and of what it ran into. */
+static void report_read(Report *report, const Line *lines, size_t n, size_t start, Event kind)
+{
+	bool stalled = kind == EVENT_RCU_STALL;
+	size_t end = report_end(lines, n, start);
 
-		stalled = kind == EVENT_RCU_STALL;
-		end = report_end(lines, n, start);
-		report_scan(&report, lines, start, end, stalled);
-		/* A report cut short by the panic it caused ("panic_on_warn set ..."): the
-		 * panic's own dump shows the same task. */
-		if (end < n && classify(&lines[end]) == EVENT_PANIC)
-			report_scan(&report, lines, end, report_end(lines, n, end), stalled);
-		/* A panic whose cause was cut off the start of the log ("Fatal exception"):
-		 * what is left of that report is before the panic line. */
-		if (kind != EVENT_PANIC && classify(&lines[start]) == EVENT_PANIC)
-			report_scan(&report, lines, report_begin(lines, start), start, stalled);
-		/* arm64's "kernel stack overflow" panics after the registers of the overflow */
-		else if (kind == EVENT_PANIC && line_find(&lines[start], "stack overflow"))
-			report_scan(&report, lines, report_begin(lines, start), start, stalled);
+	report_scan(report, lines, start, end, stalled);
+	/* A report cut short by the panic it caused ("panic_on_warn set ..."): the panic's own
+	 * dump shows the same task. */
+	if (end < n && classify(&lines[end]) == EVENT_PANIC)
+		report_scan(report, lines, end, report_end(lines, n, end), stalled);
+	/* A panic whose cause was cut off the start of the log ("Fatal exception"): what is left
+	 * of that report is before the panic line. */
+	if (kind != EVENT_PANIC && classify(&lines[start]) == EVENT_PANIC)
+		report_scan(report, lines, report_begin(lines, start), start, stalled);
+	/* arm64's "kernel stack overflow" panics after the registers of the overflow */
+	else if (kind == EVENT_PANIC && line_find(&lines[start], "stack overflow"))
+		report_scan(report, lines, report_begin(lines, start), start, stalled);
 
-		/* A stalled CPU's frames are those of the context it was stuck in, after the
-		 * registers there. */
-		if (report.ip_interrupted)
-			for (size_t i = report.ip_index + 1; i < end; i++)
-				if (parse_symbol(&lines[i], &(Symbol){})) {
-					report.trace_start = &lines[i];
-					report.trace_index = i;
-					break;
-				}
-		if (report.trace_start) {
-			r = analysis_read_trace(a, lines, report.trace_index, n, &frame,
-						&have_frame);
-			if (r < 0)
-				return r;
-		}
-		/* Where it happened: the function the report's first line names, the instruction
-		 * pointer, else the WARNING line, else the first frame of the trace that is not
-		 * the reporting machinery (panic(), ...). */
-		if (!parse_message_symbol(&lines[start], &sym)) {
-			if (report.have_ip)
-				sym = report.ip;
-			else if (!(classify(&lines[start]) == EVENT_WARNING &&
-				   parse_warning_symbol(&lines[start], &sym)) &&
-				 have_frame)
-				sym = frame;
-		}
-		if (sym.name.len > 0) {
-			r = set_text(&a->function, sym.name.s, sym.name.len, NAME_MAX_LEN);
-			if (r < 0)
-				return r;
-		}
-		if (sym.module.len > 0) {
-			r = set_text(&a->module, sym.module.s, sym.module.len, NAME_MAX_LEN);
-			if (r < 0)
-				return r;
-		}
-		if (report.task_line) {
-			r = analysis_read_task_line(a, report.task_line, true);
-			if (r < 0)
-				return r;
-		}
-		if (report.taint_line) {
-			r = analysis_read_taint(a, report.taint_line);
-			if (r < 0)
-				return r;
-		}
-		if (report.hardware_line)
-			hardware_anywhere = report.hardware_line;
+	/* A stalled CPU's frames are those of the context it was stuck in, after the registers
+	 * there. */
+	if (report->ip_interrupted)
+		for (size_t i = report->ip_index + 1; i < end; i++)
+			if (parse_symbol(&lines[i], &(Symbol){})) {
+				report->trace_start = &lines[i];
+				report->trace_index = i;
+				break;
+			}
+}
+
+/*
+ * Where it happened: the function the report's first line names, the instruction pointer, else
+ * the WARNING line, else the first frame of the trace that is not the reporting machinery
+ * (panic(), ...).
+ */
+static int analysis_read_function(DmesgAnalysis *a, const Line *first_line, const Report *report,
+				  const Symbol *frame)
+{
+	Symbol sym = {};
+	int r;
+
+	if (!parse_message_symbol(first_line, &sym)) {
+		if (report->have_ip)
+			sym = report->ip;
+		else if (!(classify(first_line) == EVENT_WARNING &&
+			   parse_warning_symbol(first_line, &sym)) &&
+			 frame)
+			sym = *frame;
 	}
-
-	/* From elsewhere in the log, when the report did not say. */
-	if (task_anywhere) {
-		r = analysis_read_task_line(a, task_anywhere, false);
+	if (sym.name.len > 0) {
+		r = set_text(&a->function, sym.name.s, sym.name.len, NAME_MAX_LEN);
 		if (r < 0)
 			return r;
 	}
-	if (!a->kernel_version && version_line) {
-		Line rest = line_after(version_line, strlen("Linux version "));
+	if (sym.module.len > 0)
+		return set_text(&a->module, sym.module.s, sym.module.len, NAME_MAX_LEN);
+	return 0;
+}
+
+/*
+ * A hard lockup that another CPU detected ("Watchdog detected hard LOCKUP on cpu 0" in the report
+ * of CPU 7, the buddy detector's): the report's frames are the detector's, and where the locked
+ * CPU was is not in it.
+ */
+static bool is_lockup_of_other_cpu(const Line *first_line, const Line *task_line)
+{
+	int locked = line_number_after(first_line, "LOCKUP on cpu ");
+
+	return locked >= 0 && task_line && has_prefix(task_line, "CPU: ") &&
+	       line_number_after(task_line, "CPU: ") != locked;
+}
+
+/* What the report at start says: its message, task, trace, function, taint and hardware. */
+static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, size_t start,
+				Event kind, const Line **ret_hardware_line)
+{
+	Report report = {};
+	Symbol frame = {};
+	bool have_frame = false;
+	int r;
+
+	r = set_text(&a->message, lines[start].s, lines[start].len, TEXT_MAX_LEN);
+	if (r < 0)
+		return r;
+	r = analysis_read_event_task(a, classify(&lines[start]), &lines[start]);
+	if (r < 0)
+		return r;
+	report_read(&report, lines, n, start, kind);
+	if (report.trace_start) {
+		r = analysis_read_trace(a, lines, report.trace_index, n, &frame, &have_frame);
+		if (r < 0)
+			return r;
+	}
+	if (!is_lockup_of_other_cpu(&lines[start], report.task_line)) {
+		r = analysis_read_function(a, &lines[start], &report, have_frame ? &frame : NULL);
+		if (r < 0)
+			return r;
+	}
+	if (report.task_line) {
+		r = analysis_read_task_line(a, report.task_line, true);
+		if (r < 0)
+			return r;
+	}
+	if (report.taint_line) {
+		r = analysis_read_taint(a, report.taint_line);
+		if (r < 0)
+			return r;
+	}
+	if (report.hardware_line)
+		*ret_hardware_line = report.hardware_line;
+	return 0;
+}
+
+/* From elsewhere in the log, what the report did not say: task, kernel version, hardware. */
+static int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *hardware_line)
+{
+	int r;
+
+	if (scan->task_line) {
+		r = analysis_read_task_line(a, scan->task_line, false);
+		if (r < 0)
+			return r;
+	}
+	if (!a->kernel_version && scan->version_line) {
+		Line rest = line_after(scan->version_line, strlen("Linux version "));
 		size_t i = 0;
 
 		while (i < rest.len && !is_blank(rest.s[i]))
@@ -1392,13 +1503,36 @@ static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const Lo
 		if (r < 0)
 			return r;
 	}
-	if (hardware_anywhere) {
-		Line rest = line_after(hardware_anywhere, strlen("Hardware name: "));
+	if (hardware_line) {
+		Line rest = line_after(hardware_line, strlen("Hardware name: "));
 
-		r = set_text(&a->hardware, rest.s, rest.len, TEXT_MAX_LEN);
+		return set_text(&a->hardware, rest.s, rest.len, TEXT_MAX_LEN);
+	}
+	return 0;
+}
+
+static int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const LogHas *has)
+{
+	LogScan scan;
+	const Line *hardware_line;
+	size_t start;
+	Event kind;
+	int r;
+
+	log_scan(&scan, lines, n, has);
+	hardware_line = scan.hardware_line;
+	start = choose_cause(&scan, lines, n, &kind);
+	a->reason = strdup(event_reasons[kind]);
+	if (!a->reason)
+		return -ENOMEM;
+	if (start < n) {
+		r = analysis_read_report(a, lines, n, start, kind, &hardware_line);
 		if (r < 0)
 			return r;
 	}
+	r = analysis_read_elsewhere(a, &scan, hardware_line);
+	if (r < 0)
+		return r;
 	return analysis_sign(a);
 }
 

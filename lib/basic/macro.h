@@ -33,12 +33,17 @@
  * checked at compile time, as the kernel's fs/pstore/platform.c checks pstore_type_names[],
  * so a value added at the end of the enum without a name fails the build.
  */
-#define DEFINE_STRING_TABLE_TO_STRING(name, type, table, max)                                      \
+#define _DEFINE_STRING_TABLE_TO_STRING(name, type, table, max, scope)                              \
 	BUILD_BUG_ON(ARRAY_SIZE(table) != (max));                                                  \
-	const char *name##_to_string(type i)                                                       \
+	scope const char *name##_to_string(type i)                                                 \
 	{                                                                                          \
 		return (size_t)i < ARRAY_SIZE(table) ? table[i] : NULL;                            \
 	}
+#define DEFINE_STRING_TABLE_TO_STRING(name, type, table, max)                                      \
+	_DEFINE_STRING_TABLE_TO_STRING(name, type, table, max, )
+/* The same for a file's own table: a static function. */
+#define DEFINE_PRIVATE_STRING_TABLE_TO_STRING(name, type, table, max)                              \
+	_DEFINE_STRING_TABLE_TO_STRING(name, type, table, max, static)
 
 /* Ours rather than those of <sys/param.h> (which <resolv.h> includes), if it came first. */
 #undef MIN

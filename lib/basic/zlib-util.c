@@ -10,6 +10,45 @@
 #include "macro.h"
 #include "zlib-util.h"
 
+/* Grows the output buffer geometrically, to max_out + 2 bytes at the most. */
+static int inflate_grow(unsigned char **out, size_t *cap, size_t max_out)
+{
+	size_t ncap = *cap - 2 >= max_out / 2 ? max_out + 2 : *cap * 2;
+	unsigned char *n = realloc(*out, ncap);
+
+	if (!n)
+		return -ENOMEM;
+	*out = n;
+	*cap = ncap;
+	return 0;
+}
+
+/*
+ * Inflates into the room left in out (keeping a byte for the NUL). Returns 1
+ * at the end of the stream, 0 when it wants more room, -EBADMSG for a
+ * corrupt stream or one that ends early, -ENOMEM.
+ */
+static int inflate_step(z_stream *zs, unsigned char *out, size_t cap, size_t *len)
+{
+	size_t room = MIN(cap - 1 - *len, (size_t)UINT_MAX);
+	int z;
+
+	zs->next_out = out + *len;
+	zs->avail_out = (unsigned)room;
+	z = inflate(zs, Z_NO_FLUSH);
+	*len += room - zs->avail_out;
+	if (z == Z_STREAM_END)
+		return 1;
+	if (z == Z_MEM_ERROR)
+		return -ENOMEM;
+	if (z != Z_OK && z != Z_BUF_ERROR)
+		return -EBADMSG;
+	/* Output room left but no input: the stream was cut short. */
+	if (zs->avail_out > 0 && zs->avail_in == 0)
+		return -EBADMSG;
+	return 0;
+}
+
 /*
  * One inflate pass with the given windowBits (15: zlib header, -15: raw).
  * The output buffer grows geometrically up to max_out + 1 bytes of data plus
@@ -29,62 +68,30 @@ static int inflate_with(const void *in, size_t in_len, size_t max_out, int windo
 		return -EFBIG;
 	max_out = MIN(max_out, SIZE_MAX - 2);
 
-	if (inflateInit2(&zs, window_bits) != Z_OK)
-		return -ENOMEM;
-
 	cap = MIN(MAX(in_len * 4, (size_t)4096), max_out) + 2;
 	out = malloc(cap);
-	if (!out) {
-		inflateEnd(&zs);
+	if (!out || inflateInit2(&zs, window_bits) != Z_OK)
 		return -ENOMEM;
-	}
 
 	zs.next_in = (unsigned char *)in;
 	zs.avail_in = (unsigned)in_len;
-	for (;;) {
-		if (len > max_out) {
-			r = head ? 1 : -EFBIG;
-			len = max_out;
-			break;
-		}
-		if (len + 1 == cap) {
-			size_t ncap = cap - 2 >= max_out / 2 ? max_out + 2 : cap * 2;
-			unsigned char *n = realloc(out, ncap);
-			if (!n) {
-				r = -ENOMEM;
-				break;
-			}
-			out = n;
-			cap = ncap;
-		}
-		size_t room = MIN(cap - 1 - len, (size_t)UINT_MAX);
-		zs.next_out = out + len;
-		zs.avail_out = (unsigned)room;
-		int z = inflate(&zs, Z_NO_FLUSH);
-		len += room - zs.avail_out;
-		if (z == Z_STREAM_END) {
-			r = len <= max_out ? 0 : head ? 1 : -EFBIG;
-			len = MIN(len, max_out);
-			break;
-		}
-		if (z == Z_MEM_ERROR) {
-			r = -ENOMEM;
-			break;
-		}
-		if (z != Z_OK && z != Z_BUF_ERROR) {
-			r = -EBADMSG;
-			break;
-		}
-		/* Output room left but no input: the stream was cut short. */
-		if (zs.avail_out > 0 && zs.avail_in == 0) {
-			r = -EBADMSG;
-			break;
-		}
-	}
+	do {
+		r = len + 1 == cap ? inflate_grow(&out, &cap, max_out) : 0;
+		if (r >= 0)
+			r = inflate_step(&zs, out, cap, &len);
+	} while (r == 0 && len <= max_out);
 	inflateEnd(&zs);
 	if (r < 0)
 		return r;
 
+	/* Past max_out, at the end of the stream or not: more output than wanted. */
+	if (len > max_out) {
+		if (!head)
+			return -EFBIG;
+		r = 1;
+		len = max_out;
+	} else
+		r = 0;
 	out[len] = '\0';
 	*ret = TAKE_PTR(out);
 	*ret_len = len;

@@ -21,6 +21,11 @@
 #define BIT(n) (UINT64_C(1) << (n))
 #define FIELD(v, lo, bits) (((v) >> (lo)) & ((UINT64_C(1) << (bits)) - 1))
 
+/* MCi_STATUS bits (Intel SDM vol. 3B, 15.3.2.2) that grade an error. */
+#define MCI_STATUS_VAL BIT(63)
+#define MCI_STATUS_UC BIT(61)
+#define MCI_STATUS_PCC BIT(57)
+
 #define MCE_MIN_SIZE 80 /* up to and including apicid */
 
 /* The kernel's enum of X86_VENDOR_* (arch/x86/include/asm/processor.h). */
@@ -189,6 +194,20 @@ static void put_mce_additions(const CperBuf *b, bool amd)
 	cper_put_hex(b, "synd2", 136, 8, amd && b->len >= 144);
 }
 
+const char *cper_mce_severity(const void *buf, size_t len)
+{
+	uint64_t status;
+
+	if (len < 8)
+		return NULL;
+	status = cper_le64(buf);
+	if (!(status & MCI_STATUS_VAL))
+		return "informational";
+	if (status & MCI_STATUS_UC)
+		return status & MCI_STATUS_PCC ? "fatal" : "recoverable";
+	return "corrected";
+}
+
 void cper_decode_mce(const CperBuf *b)
 {
 	CperCtx *c = b->ctx;
@@ -209,7 +228,7 @@ void cper_decode_mce(const CperBuf *b)
 	decode_mca_code(c, (uint16_t)status);
 	cper_emit_close(c);
 	cper_emit_hex(c, "model_specific_error_code", FIELD(status, 16, 16), 2);
-	if (!amd && !(status & BIT(61)))
+	if (!amd && !(status & MCI_STATUS_UC))
 		cper_emit_int(c, "corrected_error_count", (int64_t)FIELD(status, 38, 15));
 
 	/* MISC and ADDR hold data only when the status says so. */

@@ -43,12 +43,14 @@ struct CperDecoder {
 	JsonWriter text; /* the last record of cper_decoder_next_text() */
 };
 
+/* The error severities of UEFI N.2.1; other values are reserved. */
 static const char *const severity_strs[] = {
 	[0] = "recoverable",
 	[1] = "fatal",
 	[2] = "corrected",
 	[3] = "informational",
 };
+DEFINE_PRIVATE_STRING_TABLE_TO_STRING(severity, uint32_t, severity_strs, 4)
 
 static const char *const record_flag_strs[] = {
 	"recovered",
@@ -211,11 +213,6 @@ static void put_timestamp(CperCtx *c, const uint8_t *t, size_t abs_off)
 	cper_emit_close(c);
 }
 
-static const char *severity_str(uint32_t sev)
-{
-	return sev < ARRAY_SIZE(severity_strs) ? severity_strs[sev] : "unknown";
-}
-
 static void put_revision(CperCtx *c, uint16_t rev)
 {
 	char buf[8];
@@ -250,7 +247,7 @@ static const CperSectionType *put_section_descriptor(const CperBuf *d, unsigned 
 	cper_emit_hex(c, "validation_bits", valid, 1);
 	cper_put_bits(c, "flags", cper_le32(p + 12), 4, section_flag_strs,
 		      ARRAY_SIZE(section_flag_strs));
-	cper_emit_string(c, "severity", severity_str(sev));
+	cper_emit_string(c, "severity", severity_to_string(sev) ?: "unknown");
 	cper_emit_int(c, "severity_code", sev);
 	cper_put_guid(d, "fru_id", 32, valid & CPER_SEC_VALID_FRU_ID);
 	cper_put_text(d, "fru_text", 52, 20, valid & CPER_SEC_VALID_FRU_TEXT);
@@ -315,7 +312,7 @@ static void put_record_header(CperCtx *c, const uint8_t *p, size_t off, uint32_t
 	cper_emit_int(c, "length", rlen);
 	put_revision(c, cper_le16(p + 4));
 	cper_emit_int(c, "section_count", cper_le16(p + 10));
-	cper_emit_string(c, "severity", severity_str(sev));
+	cper_emit_string(c, "severity", severity_to_string(sev) ?: "unknown");
 	cper_emit_int(c, "severity_code", sev);
 	cper_emit_hex(c, "validation_bits", valid, 4);
 	if (valid & CPER_VALID_TIMESTAMP)

@@ -56,6 +56,16 @@ int cper_decode_json_budget(const void *buf, size_t len, size_t budget, json_t *
 int cper_mce_decode_json(const void *buf, size_t len, json_t **ret);
 
 /*
+ * The severity of a raw x86 struct mce, graded from its MCi_STATUS as the
+ * kernel grades it (Intel SDM vol. 3B, 15.3.2.2) and named as CPER names
+ * severities: "informational" when not valid (VAL clear), "fatal" for an
+ * uncorrected error that corrupted the processor context (UC and PCC),
+ * "recoverable" for another uncorrected one, else "corrected". NULL when
+ * buf is too short to hold MCi_STATUS.
+ */
+const char *cper_mce_severity(const void *buf, size_t len);
+
+/*
  * Streaming decoder: one record per step, so that memory does not grow
  * with the number of records in a dump. The buffer must outlive the
  * decoder.

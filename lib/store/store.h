@@ -22,17 +22,18 @@
  *
  * The index is an append-only file of lines: each line is the summary of
  * one crash (store_crash_summary() as JSON, after tab-separated columns that
- * repeat what a listing shows, see store.c) or a tombstone; a later line for
- * the same id supersedes an earlier one. It is a cache: listing checks it against the crash directories
- * (one readdir, no file reads), adds crashes it lacks and drops ones that
- * are gone, compacts it when it has grown, and rebuilds it when it is
- * missing or corrupt.
+ * repeat what a listing shows, see index.c) or a tombstone; a later line for
+ * the same id supersedes an earlier one. It is a cache: listing checks it
+ * against the crash directories (one readdir, no file reads), adds crashes it
+ * lacks and drops ones that are gone, compacts it when it has grown, and
+ * rebuilds it when it is missing or corrupt.
  *
  * Writers serialise on an flock(2) of the store directory; readers never
  * lock, and a half-written last index line is ignored.
  *
  * Library code: nothing here logs; functions return 0 (or a count) or a
  * negative errno, and leave output parameters untouched on failure.
+ * store-internal.h says which file of lib/store/ does which job.
  */
 
 #include <jansson.h>
@@ -93,7 +94,7 @@ typedef struct StoreListing StoreListing;
 /*
  * Every crash, oldest first (by time, then id), checked against the crash
  * directories. Returns 1 if the index was corrupt (a line whose CRC does not
- * match, see store.c): the listing then comes from the crash directories
+ * match, see index.c): the listing then comes from the crash directories
  * alone, and store_rebuild_index() repairs the index.
  */
 int store_list_entries(Store *s, StoreListing **ret);
@@ -186,10 +187,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(StoreTxn *, store_txn_free);
 
 /*
  * Retention, oldest crash first. A crash goes when it was archived more than
- * max_age before now (microseconds, like every time in the store), or while the store holds more than max_crashes
- * crashes or more than max_use bytes; 0 turns a limit off. With keep_unsent
- * a crash still waiting for upload (any target "pending" or "failed") is
- * never removed. *ret_removed (if not NULL) gets the removed ids.
+ * max_age before now (microseconds, like every time in the store), or while
+ * the store holds more than max_crashes crashes or more than max_use bytes; 0
+ * turns a limit off. With keep_unsent a crash still waiting for upload (any
+ * target "pending" or "failed") is never removed. *ret_removed (if not NULL) gets the removed ids.
  */
 typedef struct StoreVacuumLimits {
 	uint64_t max_age;

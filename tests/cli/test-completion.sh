@@ -61,4 +61,8 @@ complete_line 'pstorectl show 3f' '3f2a0000-1111-5222-8333-444455556666 3f2b0000
 complete_line 'pstorectl dmesg 3f2b' '3f2b0000-1111-5222-8333-444455556666 '
 complete_line 'pstorectl --store-dir=/elsewhere export 9' '99999999-0000-5000-8000-000000000000 '
 complete_line 'pstorectl list 3f' ''
+complete_line 'pstorectl decode --t' '--type= '
+complete_line 'pstorectl decode --type=l' 'log '
+touch "$tmp/oops.txt"
+complete_line "pstorectl decode --type=log $tmp/oo" "$tmp/oops.txt "
 exit $fail

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "case-dirs.h"
@@ -345,6 +346,30 @@ static void build_mce(uint8_t m[128], uint64_t status)
 	put_le(m + 76, 0x22, 4);	       /* apicid */
 	put_le(m + 80, 0x1c09, 8);	       /* mcgcap */
 	put_le(m + 112, 0x28, 4);	       /* microcode */
+}
+
+Test(cper, mce_severity)
+{
+	static const struct {
+		uint64_t status;
+		const char *severity;
+	} cases[] = {
+		{0, "informational"},
+		{UINT64_C(0x3e00000000800092), "informational"}, /* UC PCC, but not VAL */
+		{UINT64_C(0x8c00004000010090), "corrected"},
+		{UINT64_C(0xbd80000000100134), "recoverable"}, /* UC S AR, no PCC */
+		{UINT64_C(0xbe00000000800092) | (UINT64_C(1) << 61), "fatal"},
+	};
+	uint8_t m[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		build_mce(m, cases[i].status);
+		cr_assert_str_eq(cper_mce_severity(m, sizeof(m)), cases[i].severity,
+				 "status 0x%016" PRIx64, cases[i].status);
+	}
+	cr_assert_str_eq(cper_mce_severity(m, 8), "fatal", "MCi_STATUS alone is enough");
+	cr_assert_null(cper_mce_severity(m, 7));
+	cr_assert_null(cper_mce_severity(NULL, 0));
 }
 
 Test(cper, mce_raw)
