@@ -88,6 +88,8 @@ travel='{id, kind, reason, pstore_reason, backend, time, boot_id, machine_id, dm
 	analysis: (.analysis | {kernel_version, signature, function, message})}'
 check "export: the fields that travel, as the machine exports them" \
 	eq "$(jq -cS "$travel" "$T/remote.json")" "$(jq -cS "$travel" "$T/origin.json")"
+check "export: valid by the schema" "$top_srcdir/tests/lib/validate-document" \
+	"$top_srcdir/lib/store/crash-document.schema.json" "$T/remote.json"
 check "export: the host" eq "$(jq -r .hostname "$T/remote.json")" bravo
 check "dmesg: the log" eq "$(ctl -D "$T/remote" dmesg "$id")" "$(jq -j .dmesg "$T/origin.json")"
 ctl -D "$T/remote" show "$id" >"$T/show"
@@ -98,6 +100,8 @@ check "show: the message" grep -qx '  *Message: Kernel panic - not syncing: sysr
 case="documents"
 check "--documents: the same --group as the journal" \
 	eq "$(groups --documents="$T/www/crashes")" "$(groups -D "$T/remote")"
+check "every document valid by the schema" "$top_srcdir/tests/lib/validate-document" \
+	"$top_srcdir/lib/store/crash-document.schema.json" $(find "$T/www/crashes" -type f)
 doc=$(find "$T/www/crashes" -name "$id.json")
 check "export of a document: the document" \
 	eq "$(ctl --documents="$T/www/crashes" --json=short export "$id")" "$(jq -cS . "$doc")"
