@@ -19,7 +19,8 @@ DLSYM_DEFINE(sd_journal_open_files);
 DLSYM_DEFINE(sd_journal_close);
 DLSYM_DEFINE(sd_journal_add_match);
 DLSYM_DEFINE(sd_journal_next);
-DLSYM_DEFINE(sd_journal_get_data);
+DLSYM_DEFINE(sd_journal_restart_data);
+DLSYM_DEFINE(sd_journal_enumerate_data);
 DLSYM_DEFINE(sd_journal_get_realtime_usec);
 DLSYM_DEFINE(sd_journal_set_data_threshold);
 
@@ -35,7 +36,8 @@ int dlopen_sd_journal(void)
 		DLSYM_ARG(sd_journal_close),
 		DLSYM_ARG(sd_journal_add_match),
 		DLSYM_ARG(sd_journal_next),
-		DLSYM_ARG(sd_journal_get_data),
+		DLSYM_ARG(sd_journal_restart_data),
+		DLSYM_ARG(sd_journal_enumerate_data),
 		DLSYM_ARG(sd_journal_get_realtime_usec),
 		DLSYM_ARG(sd_journal_set_data_threshold),
 	};

@@ -18,7 +18,8 @@ DLSYM_PROTOTYPE(sd_journal_open_files);
 DLSYM_PROTOTYPE(sd_journal_close);
 DLSYM_PROTOTYPE(sd_journal_add_match);
 DLSYM_PROTOTYPE(sd_journal_next);
-DLSYM_PROTOTYPE(sd_journal_get_data);
+DLSYM_PROTOTYPE(sd_journal_restart_data);
+DLSYM_PROTOTYPE(sd_journal_enumerate_data);
 DLSYM_PROTOTYPE(sd_journal_get_realtime_usec);
 DLSYM_PROTOTYPE(sd_journal_set_data_threshold);
 

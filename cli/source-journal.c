@@ -3,8 +3,9 @@
  * Journal files as a source of crashes (source.h): the entries of pstored
  * (daemon/journal-fields.c), local or received by systemd-journal-remote,
  * found by their MESSAGE_IDs through the journal's field index, never by
- * reading every entry; of each only the fields below are read, and the log
- * (PSTORE_DMESG) only for the crash that show, dmesg or export asked for.
+ * reading every entry; of each the fields below are taken in one pass, and
+ * the log (PSTORE_DMESG) is decompressed whole only for the crash that show,
+ * dmesg or export asked for.
  */
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "fs-util.h"
+#include "journal-fields.h"
 #include "log.h"
 #include "parse-util.h"
 #include "sd-journal-dl.h"
@@ -23,26 +25,43 @@
 #include "store/message-ids.h"
 #include "utf8-util.h"
 
-/* The journal fields of a crash and the crash.json keys they carry ("analysis" ones nested). */
+/*
+ * The log is decompressed only this far when listing (sd_journal_set_data_threshold()): the
+ * fields a listing reads are short, and the log, compressed, is most of each entry.
+ */
+#define LIST_DATA_THRESHOLD 4096
+
+typedef enum FieldAction {
+	FIELD_CRASH,	/* a string of crash.json */
+	FIELD_ANALYSIS, /* a string of crash.json's "analysis" */
+	FIELD_TIME,	/* crash.json's "time", decimal */
+	FIELD_RECORDS,	/* "records": [{"name": ...}], the names separated by spaces */
+	FIELD_LOG,	/* the export document's "dmesg", read for one crash only */
+} FieldAction;
+
+/* The journal fields of a crash (daemon/journal-fields.c) and the keys they carry. */
 static const struct {
 	const char *field;
 	const char *key;
-	bool analysis;
-} string_fields[] = {
-	{"PSTORE_CRASH_ID", "id"},
-	{"PSTORE_KIND", "kind"},
-	{"PSTORE_REASON", "reason"},
-	{"PSTORE_DUMP_REASON", "pstore_reason"},
-	{"PSTORE_BACKEND", "backend"},
-	{"PSTORE_SEVERITY", "severity"},
-	{"_BOOT_ID", "boot_id"},
-	{"_MACHINE_ID", "machine_id"},
-	{"_HOSTNAME", "hostname"},
-	{"KERNEL_VERSION", "kernel_version", true},
-	{"CRASH_SIGNATURE", "signature", true},
-	{"CRASH_FUNCTION", "function", true},
-	{"CRASH_MODULE", "module", true},
-	{"CRASH_MESSAGE", "message", true},
+	FieldAction action;
+} crash_fields[] = {
+	{"PSTORE_CRASH_ID", "id", FIELD_CRASH},
+	{"PSTORE_KIND", "kind", FIELD_CRASH},
+	{"PSTORE_REASON", "reason", FIELD_CRASH},
+	{"PSTORE_DUMP_REASON", "pstore_reason", FIELD_CRASH},
+	{"PSTORE_BACKEND", "backend", FIELD_CRASH},
+	{"PSTORE_SEVERITY", "severity", FIELD_CRASH},
+	{"_BOOT_ID", "boot_id", FIELD_CRASH},
+	{"_MACHINE_ID", "machine_id", FIELD_CRASH},
+	{"_HOSTNAME", "hostname", FIELD_CRASH},
+	{"KERNEL_VERSION", "kernel_version", FIELD_ANALYSIS},
+	{"CRASH_SIGNATURE", "signature", FIELD_ANALYSIS},
+	{"CRASH_FUNCTION", "function", FIELD_ANALYSIS},
+	{"CRASH_MODULE", "module", FIELD_ANALYSIS},
+	{"CRASH_MESSAGE", "message", FIELD_ANALYSIS},
+	{"PSTORE_CRASH_TIMESTAMP", "time", FIELD_TIME},
+	{"PSTORE_RECORDS", "records", FIELD_RECORDS},
+	{JOURNAL_LOG_FIELD_NAME, "dmesg", FIELD_LOG},
 };
 
 static void journal_closep(sd_journal **j)
@@ -51,103 +70,112 @@ static void journal_closep(sd_journal **j)
 		sym_sd_journal_close(*j);
 }
 
-/* The value of field NAME of the current entry, not NUL-terminated: 1, 0 if absent, <0 on error. */
-static int entry_field(sd_journal *j, const char *name, const char **ret, size_t *ret_len)
+/* The value as a JSON string, invalid UTF-8 replaced; NULL on OOM. */
+static json_t *json_text(const char *v, size_t len)
 {
-	size_t n = strlen(name), len;
-	const void *data;
-	int r;
+	_cleanup_free_ char *text = utf8_sanitize(v, len, &len);
 
-	r = sym_sd_journal_get_data(j, name, &data, &len);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
-	if (len <= n || memcmp(data, name, n) != 0 || ((const char *)data)[n] != '=')
-		return -EBADMSG;
-	*ret = (const char *)data + n + 1;
-	*ret_len = len - n - 1;
-	return 1;
+	return text ? json_stringn_nocheck(text, len) : NULL;
 }
 
-/* o[key] = the field's value as a JSON string (invalid UTF-8 replaced), if the entry has it. */
-static int set_string_field(sd_journal *j, const char *name, json_t *o, const char *key)
+static json_t *json_records(const char *v, size_t len)
 {
-	_cleanup_free_ char *text = NULL;
-	const char *v;
-	size_t len;
-	int r;
+	json_auto_t *records = json_array();
 
-	r = entry_field(j, name, &v, &len);
-	if (r <= 0)
-		return r;
-	text = utf8_sanitize(v, len, &len);
-	if (!text || json_object_set_new(o, key, json_stringn_nocheck(text, len)) < 0)
-		return -ENOMEM;
-	return 0;
-}
-
-/* "records": [{"name": ...}] from PSTORE_RECORDS, the names separated by spaces. */
-static int set_records(sd_journal *j, json_t *crash)
-{
-	json_t *records = json_array();
-	const char *v, *end;
-	size_t len;
-	int r;
-
-	if (!records || json_object_set_new(crash, "records", records) < 0)
-		return -ENOMEM;
-	r = entry_field(j, "PSTORE_RECORDS", &v, &len);
-	if (r <= 0)
-		return r;
-	for (end = v + len; v < end;) {
+	if (!records)
+		return NULL;
+	for (const char *end = v + len; v < end;) {
 		const char *space = memchr(v, ' ', end - v) ?: end;
-		_cleanup_free_ char *name = utf8_sanitize(v, space - v, &len);
 
-		if (!name ||
-		    json_array_append_new(records, json_pack("{s:s%}", "name", name, len)) < 0)
-			return -ENOMEM;
+		if (json_array_append_new(records,
+					  json_pack("{s:o}", "name", json_text(v, space - v))) < 0)
+			return NULL;
 		v = space + 1;
+	}
+	return TAKE_PTR(records);
+}
+
+static json_t *json_time(const char *v, size_t len)
+{
+	char buf[24];
+	uint64_t t;
+
+	if (len >= sizeof(buf))
+		return json_integer(0);
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	return json_integer(parse_uint64(buf, &t) < 0 ? 0 : (json_int_t)t);
+}
+
+/* Puts the field "NAME=value" of an entry into crash (or analysis) if it is one of ours. */
+static int crash_add_field(json_t *crash, json_t *analysis, const char *data, size_t len,
+			   bool with_log)
+{
+	const char *eq = memchr(data, '=', len), *v;
+	size_t n, vlen;
+	json_t *value;
+
+	if (!eq)
+		return 0;
+	n = eq - data;
+	v = eq + 1;
+	vlen = len - n - 1;
+	for (size_t i = 0; i < ARRAY_SIZE(crash_fields); i++) {
+		if (strlen(crash_fields[i].field) != n ||
+		    memcmp(data, crash_fields[i].field, n) != 0)
+			continue;
+		switch (crash_fields[i].action) {
+		case FIELD_TIME:
+			value = json_time(v, vlen);
+			break;
+		case FIELD_RECORDS:
+			value = json_records(v, vlen);
+			break;
+		case FIELD_LOG:
+			if (!with_log)
+				return 0;
+			value = json_text(v, vlen);
+			break;
+		default:
+			value = json_text(v, vlen);
+		}
+		return json_object_set_new(crash_fields[i].action == FIELD_ANALYSIS ? analysis
+										    : crash,
+					   crash_fields[i].key, value) < 0
+			       ? -ENOMEM
+			       : 0;
 	}
 	return 0;
 }
 
-/* The crash of the current entry, as crash.json has it but for what does not travel. */
-static int entry_crash(sd_journal *j, json_t **ret)
+/*
+ * The crash of the current entry, as crash.json has it but for what does not travel, with
+ * the log as "dmesg" if with_log. Its fields in one pass: looking each up would read (and
+ * decompress) the entry once per field. -EBADMSG if it has no crash id.
+ */
+static int entry_crash(sd_journal *j, bool with_log, json_t **ret)
 {
-	json_auto_t *crash = json_object(), *analysis = json_object();
-	uint64_t archived_at = 0, time = 0;
-	const char *v;
+	json_auto_t *crash = json_pack("{s:[], s:I}", "records", "time", (json_int_t)0);
+	json_auto_t *analysis = json_object();
+	uint64_t archived_at = 0;
+	const void *data;
 	size_t len;
 	int r;
 
 	if (!crash || !analysis)
 		return -ENOMEM;
-	for (size_t i = 0; i < ARRAY_SIZE(string_fields); i++) {
-		r = set_string_field(j, string_fields[i].field,
-				     string_fields[i].analysis ? analysis : crash,
-				     string_fields[i].key);
+	sym_sd_journal_restart_data(j);
+	while ((r = sym_sd_journal_enumerate_data(j, &data, &len)) > 0) {
+		r = crash_add_field(crash, analysis, data, len, with_log);
 		if (r < 0)
 			return r;
 	}
+	if (r < 0)
+		return r;
 	if (!store_crash_id_is_valid(json_string_value(json_object_get(crash, "id")) ?: ""))
 		return -EBADMSG;
-	r = entry_field(j, "PSTORE_CRASH_TIMESTAMP", &v, &len);
-	if (r < 0)
-		return r;
-	if (r > 0) {
-		_cleanup_free_ char *s = strndup(v, len);
-
-		if (!s)
-			return -ENOMEM;
-		(void)parse_uint64(s, &time);
-	}
 	(void)sym_sd_journal_get_realtime_usec(j, &archived_at);
-	r = set_records(j, crash);
-	if (r < 0)
-		return r;
-	if (json_object_set_new(crash, "time", json_integer((json_int_t)time)) < 0 ||
-	    json_object_set_new(crash, "archived_at", json_integer((json_int_t)archived_at)) < 0 ||
+	if (json_object_set_new(crash, "archived_at", json_integer((json_int_t)archived_at)) < 0 ||
 	    json_object_set(crash, "analysis", analysis) < 0)
 		return -ENOMEM;
 	*ret = TAKE_PTR(crash);
@@ -292,6 +320,8 @@ int journal_source_list(CrashListing *l)
 	if (r < 0)
 		return r;
 	r = match_crashes(j);
+	if (r >= 0)
+		r = sym_sd_journal_set_data_threshold(j, LIST_DATA_THRESHOLD);
 	if (r < 0)
 		return log_error_errno(r, "Failed to match the journal entries of crashes: %m");
 	for (;;) {
@@ -306,7 +336,7 @@ int journal_source_list(CrashListing *l)
 					     "read up to here are listed.");
 			return 0;
 		}
-		r = entry_crash(j, &crash);
+		r = entry_crash(j, false, &crash);
 		if (r == -ENOMEM)
 			return log_oom();
 		if (r < 0) /* an entry of some other program, or broken */
@@ -314,30 +344,6 @@ int journal_source_list(CrashListing *l)
 		if (crash_listing_add(l, crash, NULL) < 0)
 			return log_oom();
 	}
-}
-
-/* The export document of the current entry: its crash, "export_version" and the whole log. */
-static int entry_document(sd_journal *j, json_t *crash, json_t **ret)
-{
-	json_auto_t *doc = json_deep_copy(crash);
-	_cleanup_free_ char *text = NULL;
-	const char *log;
-	size_t len;
-	int r;
-
-	if (!doc ||
-	    json_object_set_new(doc, "export_version", json_integer(CRASH_EXPORT_VERSION)) < 0)
-		return -ENOMEM;
-	r = entry_field(j, "PSTORE_DMESG", &log, &len);
-	if (r < 0)
-		return r;
-	if (r > 0) {
-		text = utf8_sanitize(log, len, &len);
-		if (!text || json_object_set_new(doc, "dmesg", json_stringn_nocheck(text, len)) < 0)
-			return -ENOMEM;
-	}
-	*ret = TAKE_PTR(doc);
-	return 0;
 }
 
 int journal_source_open_crash(const CrashEntry *e, SourceCrash *c)
@@ -359,19 +365,22 @@ int journal_source_open_crash(const CrashEntry *e, SourceCrash *c)
 
 	/* The newest entry of the crash, if it was sent more than once. */
 	while ((r = sym_sd_journal_next(j)) > 0) {
-		json_decref(c->crash);
 		json_decref(c->document);
-		c->crash = c->document = NULL;
-		r = entry_crash(j, &c->crash);
-		if (r >= 0)
-			r = entry_document(j, c->crash, &c->document);
+		c->document = NULL;
+		r = entry_crash(j, true, &c->document);
 		if (r < 0)
 			break;
 	}
-	if (r >= 0 && !c->crash)
+	if (r >= 0 && !c->document)
 		r = -ENOENT;
 	if (r < 0)
 		return log_error_errno(r, "Failed to read crash %s from the journal: %m", e->id);
+	/* crash.json is the document without the log. */
+	c->crash = json_deep_copy(c->document);
+	if (!c->crash || json_object_set_new(c->document, "export_version",
+					     json_integer(CRASH_EXPORT_VERSION)) < 0)
+		return log_oom();
+	(void)json_object_del(c->crash, "dmesg");
 	c->id = strdup(e->id);
 	c->location = strdup(arg_journal_directory ?: arg_journal_files ?: "the journal");
 	if (!c->id || !c->location)

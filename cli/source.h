@@ -77,7 +77,8 @@ typedef struct CrashEntry {
 	const char *machine_id; /* "" in the store: this machine */
 	const char *hostname;
 	const char *location; /* the document's file, "" in the other sources */
-	/* store_crash_summary() as compact JSON, not NUL-terminated. */
+	/* store_crash_summary() as compact JSON, not NUL-terminated; outside the store, only
+	 * made for --json. */
 	const char *summary;
 	size_t summary_len;
 } CrashEntry;
