@@ -6,8 +6,9 @@
 # "pstored upload" runs that act as different machines (a machine id, host
 # name and store each; 20 signatures, 3 kernels). Then, on the files it
 # wrote, "pstorectl -D DIR list --group" next to
-# "journalctl -D DIR MESSAGE_ID=... -o json | wc -l": the median of 5 runs
-# each. Run by "make bench-fleet" (as root, like the upload tests).
+# "journalctl -D DIR MESSAGE_ID=... -o json | wc -l": the medians of the
+# wall and CPU times of 5 runs each (the CPU time tells more on a busy
+# machine). Run by "make bench-fleet" (as root, like the upload tests).
 
 . "$top_srcdir/tests/upload/lib.sh"
 skip_unless_root
@@ -19,6 +20,13 @@ runs=5
 now() { date +%s%N; }
 seconds() { awk "BEGIN { printf \"%.3f\", ($2 - $1) / 1e9 }"; }
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# timed FILE COMMAND...: appends the command's wall and CPU (user + system) seconds to FILE.
+timed() {
+	out=$1
+	shift
+	/usr/bin/time -f '%e %U %S' -o "$T/time" "$@"
+	awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$T/time" >>"$out"
+}
 
 start_journal_remote http
 write_config "$T/pstored.conf" "[Target.fleet]" "Type=journal-remote" \
@@ -39,19 +47,13 @@ stop_journal_remote
 echo "fed: $((machines * per)) crashes from $machines machines in $(seconds "$start" "$end") s," \
 	"$(du -sh "$T/remote" | cut -f1) of journal files"
 
-ctl_times="" jctl_times=""
 for _ in $(seq "$runs"); do
-	start=$(now)
-	"$PSTORECTL" --no-pager -D "$T/remote" list --group >"$T/groups"
-	end=$(now)
-	ctl_times="$ctl_times $(seconds "$start" "$end")"
-	start=$(now)
-	n=$(journalctl -D "$T/remote" MESSAGE_ID=c55ba87f78104684bc1951566a609be3 -o json | wc -l)
-	end=$(now)
-	jctl_times="$jctl_times $(seconds "$start" "$end")"
+	timed "$T/ctl" "$PSTORECTL" --no-pager -D "$T/remote" list --group >"$T/groups"
+	timed "$T/jctl" sh -c 'journalctl -D "$1" MESSAGE_ID=c55ba87f78104684bc1951566a609be3 \
+		-o json | wc -l' sh "$T/remote" >"$T/n"
 done
-# shellcheck disable=SC2086
-echo "pstorectl -D DIR list --group:                   $(median $ctl_times) s" \
+# shellcheck disable=SC2046
+report() { echo "$(median $(cut -d' ' -f1 "$1")) s wall, $(median $(cut -d' ' -f2 "$1")) s CPU"; }
+echo "pstorectl -D DIR list --group:                   $(report "$T/ctl")" \
 	"($(tail -n 1 "$T/groups"))"
-# shellcheck disable=SC2086
-echo "journalctl -D DIR MESSAGE_ID=... -o json | wc -l: $(median $jctl_times) s ($n entries)"
+echo "journalctl -D DIR MESSAGE_ID=... -o json | wc -l: $(report "$T/jctl") ($(cat "$T/n") entries)"
