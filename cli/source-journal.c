@@ -236,12 +236,16 @@ static int find_journal_files(glob_t *g)
  */
 static int open_journal_files(glob_t *g, sd_journal **ret)
 {
+	_cleanup_free_ const char **good = NULL;
 	size_t n = 0;
 	int r;
 
 	r = sym_sd_journal_open_files(ret, (const char **)g->gl_pathv, 0);
 	if (r >= 0)
 		return 0;
+	good = calloc(g->gl_pathc + 1, sizeof(char *));
+	if (!good)
+		return log_oom();
 	for (size_t i = 0; i < g->gl_pathc; i++) {
 		const char *one[] = {g->gl_pathv[i], NULL};
 		sd_journal *j;
@@ -254,12 +258,11 @@ static int open_journal_files(glob_t *g, sd_journal **ret)
 			continue;
 		}
 		sym_sd_journal_close(j);
-		g->gl_pathv[n++] = g->gl_pathv[i];
+		good[n++] = g->gl_pathv[i];
 	}
 	if (n == 0)
 		return log_error_errno(r, "No journal file could be read.");
-	g->gl_pathv[n] = NULL;
-	r = sym_sd_journal_open_files(ret, (const char **)g->gl_pathv, 0);
+	r = sym_sd_journal_open_files(ret, good, 0);
 	if (r < 0)
 		return log_error_errno(r, "Failed to open the journal files: %m");
 	return 0;
