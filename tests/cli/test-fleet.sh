@@ -112,6 +112,7 @@ case="bad input"
 cp -a "$T/remote" "$T/bad-remote"
 head -c 4096 /dev/urandom >"$T/bad-remote/corrupt.journal"
 ctl -D "$T/bad-remote" list >"$T/list" 2>"$T/err"
+check "corrupt journal file: exits 0 (and, under the sanitizers, leaks nothing)" test $? -eq 0
 check "corrupt journal file: the rest listed" grep -q '^8 crashes listed.$' "$T/list"
 check "corrupt journal file: named" grep -q "corrupt.journal: not a journal file, or a corrupt one" "$T/err"
 mkdir -p "$T/www/crashes/junk"
