@@ -65,6 +65,7 @@ check "list --host" eq "$(ctl -D "$T/remote" --json=short list --host=bravo | jq
 check "list --machine" \
 	eq "$(ctl -D "$T/remote" --json=short list --machine="$(machine_id 3)" | jq -r '.[].hostname' | sort -u)" charlie
 check "list --signature" eq "$(ctl -D "$T/remote" --json=short list --signature=kernel-b-22222222 | jq length)" 3
+check "list --since, --until" eq "$(ctl -D "$T/remote" --json=short list --since=-1h --until=+1h | jq length):$(ctl -D "$T/remote" --json=short list --since=+1h | jq length)" 8:0
 check "list --json: the store's keys, and where from" \
 	eq "$(ctl -D "$T/remote" --json=short list | jq -c '.[0] | [has("id", "time", "kind", "reason", "kernel_version", "signature", "archived_at", "records", "machine_id", "hostname")] | all')" true
 ctl -D "$T/remote" --json=short list --group >"$T/groups.json"
