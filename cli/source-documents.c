@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * A directory of collected documents as a source of crashes (source.h): the
- * export documents the http-json target sends (store/export.h, described by
+ * export documents the http-json target sends (upload/export.h, described by
  * crash-document.schema.json), one a file, as a WebDAV server such as nginx
  * stores what is PUT to it, in subdirectories as the URL template made them.
  * Every file is read; one that is not such a document is named and skipped.
@@ -17,7 +17,7 @@
 #include "fs-util.h"
 #include "log.h"
 #include "source.h"
-#include "store/export.h"
+#include "upload/export.h"
 
 /* Subdirectories deeper than this are not looked into ({machine_id}/{id}.json is one). */
 #define DOCUMENTS_DEPTH_MAX 8
@@ -31,7 +31,7 @@ static int load_document(const char *path, json_t **ret)
 	size_t len;
 	int r;
 
-	r = read_full_file_at(AT_FDCWD, path, CRASH_EXPORT_FILE_MAX, &buf, &len);
+	r = read_full_file_at(AT_FDCWD, path, UPLOAD_EXPORT_FILE_MAX, &buf, &len);
 	if (r < 0)
 		return log_warning_errno(r, "Failed to read %s: %m; skipped.", path);
 	doc = json_loadb(buf, len, 0, &error);

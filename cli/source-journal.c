@@ -16,12 +16,12 @@
 #include <unistd.h>
 
 #include "fs-util.h"
-#include "journal-fields.h"
+#include "store/journal-fields.h"
 #include "log.h"
 #include "parse-util.h"
 #include "sd-journal-dl.h"
 #include "source.h"
-#include "store/export.h"
+#include "upload/export.h"
 #include "store/message-ids.h"
 #include "utf8-util.h"
 
@@ -381,7 +381,7 @@ int journal_source_open_crash(const CrashEntry *e, SourceCrash *c)
 	/* crash.json is the document without the log. */
 	c->crash = json_deep_copy(c->document);
 	if (!c->crash || json_object_set_new(c->document, "export_version",
-					     json_integer(CRASH_EXPORT_VERSION)) < 0)
+					     json_integer(UPLOAD_EXPORT_VERSION)) < 0)
 		return log_oom();
 	(void)json_object_del(c->crash, "dmesg");
 	c->id = strdup(e->id);

@@ -38,7 +38,7 @@ int store_source_list(CrashListing *l)
 	size_t n;
 	int r;
 
-	r = open_store(false, &s);
+	r = open_store(arg_store_dir, false, &s);
 	if (r < 0)
 		return r;
 	r = store_list_entries(s, &l->store);
@@ -78,7 +78,7 @@ int store_source_open_crash(const char *prefix, SourceCrash *c)
 {
 	int r;
 
-	r = open_crash(prefix, &c->store, &c->id);
+	r = open_crash(arg_store_dir, prefix, &c->store, &c->id);
 	if (r < 0)
 		return r;
 	r = store_load_crash(c->store, c->id, &c->crash);

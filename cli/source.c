@@ -12,7 +12,7 @@
 #include "log.h"
 #include "pstorectl.h"
 #include "source.h"
-#include "store/export.h"
+#include "upload/export.h"
 
 SourceType arg_source = SOURCE_STORE;
 const char *arg_journal_directory;
@@ -318,7 +318,7 @@ int source_crash_dmesg(SourceCrash *c, size_t max, char **ret, size_t *ret_len)
 int source_crash_export(SourceCrash *c, json_t **ret)
 {
 	if (c->store)
-		return crash_export_json(c->store, c->id, ret);
+		return upload_export_json(c->store, c->id, ret);
 	*ret = json_deep_copy(c->document);
 	return *ret ? 0 : -ENOMEM;
 }

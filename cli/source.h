@@ -111,7 +111,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(SourceCrash *, source_crash_free);
 /* The crash's kernel log, of at most max bytes (-EFBIG beyond), or -ENOENT if none. */
 int source_crash_dmesg(SourceCrash *c, size_t max, char **ret, size_t *ret_len);
 
-/* The export document (store/export.h): as much of it as the source has. */
+/* The export document (upload/export.h): as much of it as the source has. */
 int source_crash_export(SourceCrash *c, json_t **ret);
 
 /* The sources' own parts (source-*.c), used by source.c. */

@@ -90,7 +90,7 @@ travel='{id, kind, reason, pstore_reason, backend, time, boot_id, machine_id, dm
 check "export: the fields that travel, as the machine exports them" \
 	eq "$(jq -cS "$travel" "$T/remote.json")" "$(jq -cS "$travel" "$T/origin.json")"
 check "export: valid by the schema" "$top_srcdir/tests/lib/validate-document" \
-	"$top_srcdir/lib/store/crash-document.schema.json" "$T/remote.json"
+	"$top_srcdir/lib/upload/crash-document.schema.json" "$T/remote.json"
 check "export: the host" eq "$(jq -r .hostname "$T/remote.json")" bravo
 check "dmesg: the log" eq "$(ctl -D "$T/remote" dmesg "$id")" "$(jq -j .dmesg "$T/origin.json")"
 ctl -D "$T/remote" show "$id" >"$T/show"
@@ -102,7 +102,7 @@ case="documents"
 check "--documents: the same --group as the journal" \
 	eq "$(groups --documents="$T/www/crashes")" "$(groups -D "$T/remote")"
 check "every document valid by the schema" "$top_srcdir/tests/lib/validate-document" \
-	"$top_srcdir/lib/store/crash-document.schema.json" $(find "$T/www/crashes" -type f)
+	"$top_srcdir/lib/upload/crash-document.schema.json" $(find "$T/www/crashes" -type f)
 doc=$(find "$T/www/crashes" -name "$id.json")
 check "export of a document: the document" \
 	eq "$(ctl --documents="$T/www/crashes" --json=short export "$id")" "$(jq -cS . "$doc")"
