@@ -51,6 +51,7 @@ const VerbOptions export_options = {export_option_table, "o:", handle_export_opt
  */
 static int load_redactor(UploadRedactor **ret)
 {
+	_cleanup_free_ char *error = NULL;
 	PstoredConfig *c = NULL;
 	const PstoredTarget *t;
 	char hostname[256] = "";
@@ -63,9 +64,11 @@ static int load_redactor(UploadRedactor **ret)
 	    : c->n_targets > 0 ? &c->targets[0]
 			       : NULL;
 	(void)gethostname(hostname, sizeof(hostname) - 1);
-	r = upload_target_redactor(t, hostname, arg_upload_dmi_dir, ret);
+	r = upload_target_redactor(t, hostname, arg_upload_dmi_dir, ret, &error);
 	pstored_config_free(c);
-	return r;
+	if (r < 0)
+		return error ? log_error_errno(r, "%s", error) : log_oom();
+	return 0;
 }
 
 /* Writes the document to a new file next to FILE and renames it over FILE. */

@@ -112,6 +112,7 @@ static int run_upload(const char *store_dir, char **ids)
 		.force = arg_upload_force,
 		.dmi_dir = arg_upload_dmi_dir,
 		.progress = show_event,
+		.log = log_library_message,
 		.userdata = &progress,
 	};
 	r = upload_run(&o, &sum);

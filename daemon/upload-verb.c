@@ -40,6 +40,7 @@ int verb_upload(int argc, char *argv[])
 		.target = arg_target,
 		.dmi_dir = arg_dmi_dir,
 		.progress = log_event,
+		.log = log_library_message,
 	};
 	r = upload_run(&o, &sum);
 	if (r < 0)

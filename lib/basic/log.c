@@ -67,10 +67,10 @@ void log_parse_environment(void)
 		log_set_max_level(level);
 }
 
-int log_internal(int level, int error, char **ret_message, const char *format, ...)
+_printf_(4, 0) static int log_internalv(int level, int error, char **ret_message,
+					const char *format, va_list ap)
 {
 	char buf[2048], out[UTF8_ESCAPE_MAX * sizeof(buf) + 1];
-	va_list ap;
 	int saved = errno;
 
 	if (error < 0)
@@ -83,9 +83,7 @@ int log_internal(int level, int error, char **ret_message, const char *format, .
 
 	/* %m prints the error we were handed, not whatever errno holds. */
 	errno = error;
-	va_start(ap, format);
 	vsnprintf(buf, sizeof(buf), format, ap);
-	va_end(ap);
 
 	/*
 	 * Messages name records and quote what they hold: escaped, so that a
@@ -103,4 +101,20 @@ int log_internal(int level, int error, char **ret_message, const char *format, .
 
 	errno = saved;
 	return -error;
+}
+
+int log_internal(int level, int error, char **ret_message, const char *format, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, format);
+	r = log_internalv(level, error, ret_message, format, ap);
+	va_end(ap);
+	return r;
+}
+
+void log_library_message(void *userdata, int level, int error, const char *format, va_list ap)
+{
+	(void)log_internalv(level, error, NULL, format, ap);
 }

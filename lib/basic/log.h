@@ -13,6 +13,7 @@
  * line each, whatever the record names and texts in them hold.
  */
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <syslog.h>
 
@@ -38,6 +39,14 @@ void log_parse_environment(void);
  * last-archive.json), even when the level is not logged.
  */
 int log_internal(int level, int error, char **ret_message, const char *format, ...) _printf_(4, 5);
+
+/*
+ * The log function a program hands to a library, in kmod_set_log_fn()'s shape (upload.h's
+ * UploadLogFn): logs the library's message, its format and arguments, as
+ * log_full_errno(level, error, ...) does. userdata is unused.
+ */
+void log_library_message(void *userdata, int level, int error, const char *format, va_list ap)
+	_printf_(4, 0);
 
 #define log_full_errno(level, error, ...) log_internal((level), (error), NULL, __VA_ARGS__)
 #define log_full(level, ...) ((void)log_full_errno((level), 0, __VA_ARGS__))

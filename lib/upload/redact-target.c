@@ -3,9 +3,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 
 #include "fs-util.h"
-#include "log.h"
 #include "macro.h"
 #include "redact.h"
 
@@ -36,7 +36,7 @@ static int add_dmi_serials(UploadRedactor *r, const char *dmi_dir)
 }
 
 int upload_target_redactor(const PstoredTarget *cfg, const char *hostname, const char *dmi_dir,
-			   UploadRedactor **ret)
+			   UploadRedactor **ret, char **ret_error)
 {
 	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	int k;
@@ -50,14 +50,19 @@ int upload_target_redactor(const PstoredTarget *cfg, const char *hostname, const
 		_cleanup_free_ char *error = NULL;
 
 		k = upload_redactor_add_regex(r, cfg->redact_regex[i], &error);
-		if (k == -EINVAL)
-			return log_error_errno(k,
-					       "[Target.%s] RedactRegex=%s: %s (use a POSIX "
-					       "extended regular expression).",
-					       cfg->name, cfg->redact_regex[i], error ?: "invalid");
+		if (k == -EINVAL) {
+			if (asprintf(ret_error,
+				     "[Target.%s] RedactRegex=%s: %s (use a POSIX extended regular "
+				     "expression).",
+				     cfg->name, cfg->redact_regex[i], error ?: "invalid") < 0) {
+				*ret_error = NULL;
+				return -ENOMEM;
+			}
+			return k;
+		}
 	}
 	if (k < 0)
-		return log_oom();
+		return k;
 	*ret = TAKE_PTR(r);
 	return 0;
 }

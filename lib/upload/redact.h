@@ -62,10 +62,13 @@ int upload_redact_export_document(const UploadRedactor *r, json_t *doc);
 /*
  * The redaction rules of an upload target (cfg NULL: the built-in ones):
  * addresses, the hostname, the DMI serial numbers under dmi_dir (NULL:
- * /sys/class/dmi/id) and the target's RedactRegex=. Logs its errors.
+ * /sys/class/dmi/id) and the target's RedactRegex=. Returns -ENOMEM, or
+ * -EINVAL for an expression that regcomp() refuses with *ret_error set to
+ * what to tell the user ("[Target.NAME] RedactRegex=...: why (what to
+ * do)."), which the caller frees. Nothing is logged.
  */
 int upload_target_redactor(const PstoredTarget *cfg, const char *hostname, const char *dmi_dir,
-			   UploadRedactor **ret);
+			   UploadRedactor **ret, char **ret_error);
 
 /* For _cleanup_(upload_redactor_freep). */
 static inline void upload_redactor_freep(UploadRedactor **r)

@@ -14,9 +14,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -27,7 +29,6 @@
 #include "fs-util.h"
 #include "http.h"
 #include "journal-export.h"
-#include "log.h"
 #include "macro.h"
 #include "policy.h"
 #include "redact.h"
@@ -45,6 +46,7 @@
 
 typedef struct TargetRun {
 	const PstoredTarget *cfg;
+	const UploadOptions *o; /* for upload_log() */
 	UploadHttp *http;
 	UploadRedactor *redactor; /* NULL with Redact=no */
 	char *masked_url;
@@ -66,6 +68,23 @@ static const char *const upload_result_names[] = {
 };
 DEFINE_STRING_TABLE_TO_STRING(upload_result, UploadResult, upload_result_names, _UPLOAD_RESULT_MAX)
 
+/* Hands a message to the program's log function (UploadLogFn), if any. Returns -abs(error). */
+_printf_(4, 5) static int upload_log(const UploadOptions *o, int priority, int error,
+				     const char *format, ...)
+{
+	va_list ap;
+
+	error = abs(error);
+	if (o->log) {
+		va_start(ap, format);
+		o->log(o->userdata, priority, error, format, ap);
+		va_end(ap);
+	}
+	return -error;
+}
+
+#define upload_oom(o) upload_log((o), LOG_ERR, ENOMEM, "Out of memory.")
+
 static void target_run_done(TargetRun *t)
 {
 	upload_http_free(t->http);
@@ -76,7 +95,7 @@ static void target_run_done(TargetRun *t)
 	free(t->due);
 }
 
-static int read_token(const PstoredTarget *cfg, char **ret)
+static int read_token(const UploadOptions *o, const PstoredTarget *cfg, char **ret)
 {
 	_cleanup_free_ char *token = NULL;
 	size_t len;
@@ -84,28 +103,28 @@ static int read_token(const PstoredTarget *cfg, char **ret)
 
 	r = read_full_file_at(AT_FDCWD, cfg->token_file, TOKEN_FILE_MAX, &token, &len);
 	if (r == -EFBIG)
-		return log_error_errno(r,
-				       "[Target.%s] TokenFile=%s is over %u bytes: not a token "
-				       "file (it should hold the bearer token on one line).",
-				       cfg->name, cfg->token_file, TOKEN_FILE_MAX);
+		return upload_log(o, LOG_ERR, r,
+				  "[Target.%s] TokenFile=%s is over %u bytes: not a token "
+				  "file (it should hold the bearer token on one line).",
+				  cfg->name, cfg->token_file, TOKEN_FILE_MAX);
 	if (r == -ELOOP)
-		return log_error_errno(r,
-				       "[Target.%s] TokenFile=%s is a symbolic link: refused "
-				       "(point TokenFile= at the file itself).",
-				       cfg->name, cfg->token_file);
+		return upload_log(o, LOG_ERR, r,
+				  "[Target.%s] TokenFile=%s is a symbolic link: refused "
+				  "(point TokenFile= at the file itself).",
+				  cfg->name, cfg->token_file);
 	if (r < 0)
-		return log_error_errno(r,
-				       "[Target.%s] Cannot read TokenFile=%s: %m (it should be "
-				       "a file readable by root only, holding the bearer token).",
-				       cfg->name, cfg->token_file);
+		return upload_log(o, LOG_ERR, r,
+				  "[Target.%s] Cannot read TokenFile=%s: %m (it should be "
+				  "a file readable by root only, holding the bearer token).",
+				  cfg->name, cfg->token_file);
 	while (len > 0 && isspace((unsigned char)token[len - 1]))
 		token[--len] = '\0';
 	if (len == 0 || strpbrk(token, "\r\n")) {
 		explicit_bzero(token, len);
-		return log_error_errno(EINVAL,
-				       "[Target.%s] TokenFile=%s must hold the bearer token "
-				       "on one line.",
-				       cfg->name, cfg->token_file);
+		return upload_log(o, LOG_ERR, EINVAL,
+				  "[Target.%s] TokenFile=%s must hold the bearer token "
+				  "on one line.",
+				  cfg->name, cfg->token_file);
 	}
 	*ret = TAKE_PTR(token);
 	return 0;
@@ -118,12 +137,13 @@ static int target_run_init(TargetRun *t, const PstoredTarget *cfg, const HostFac
 	int r;
 
 	t->cfg = cfg;
+	t->o = o;
 	r = upload_url_mask(cfg->url, &t->masked_url);
 	if (r < 0)
-		return log_oom();
+		return upload_oom(o);
 
 	if (cfg->token_file) {
-		r = read_token(cfg, &token);
+		r = read_token(o, cfg, &token);
 		if (r < 0)
 			return r;
 	}
@@ -140,12 +160,15 @@ static int target_run_init(TargetRun *t, const PstoredTarget *cfg, const HostFac
 	if (token)
 		explicit_bzero(token, strlen(token));
 	if (r < 0)
-		return log_error_errno(r, "[Target.%s] Cannot set up libcurl: %m", cfg->name);
+		return upload_log(o, LOG_ERR, r, "[Target.%s] Cannot set up libcurl: %m",
+				  cfg->name);
 
 	if (cfg->redact) {
-		r = upload_target_redactor(cfg, host->hostname, o->dmi_dir, &t->redactor);
+		_cleanup_free_ char *error = NULL;
+
+		r = upload_target_redactor(cfg, host->hostname, o->dmi_dir, &t->redactor, &error);
 		if (r < 0)
-			return r;
+			return error ? upload_log(o, LOG_ERR, r, "%s", error) : upload_oom(o);
 	}
 
 	upload_quota_init(&t->quota, cfg->max_per_day, cfg->max_bytes_per_day);
@@ -305,11 +328,11 @@ static int build_document(TargetRun *t, Store *s, const HostFacts *host, json_t 
 	r = t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE ? upload_document_journal(&ctx, doc)
 							  : upload_document_json(&ctx, doc);
 	if (r == -ENOMEM)
-		return log_oom();
+		return upload_oom(t->o);
 	if (r < 0) {
 		res->result = UPLOAD_RESULT_DEFERRED;
 		if (asprintf(&res->message, "cannot build the document: %s", strerror(-r)) < 0)
-			return log_oom();
+			return upload_oom(t->o);
 		return 0;
 	}
 	return 1;
@@ -331,10 +354,10 @@ static int check_limits(TargetRun *t, size_t len, unsigned attempts, bool force,
 			     "document is %zu bytes, over MaxDocumentSize=%" PRIu64
 			     " (raise it in [Target.%s] and run 'pstorectl upload --force')",
 			     len, t->cfg->max_document_size, t->cfg->name) < 0)
-			return log_oom();
+			return upload_oom(t->o);
 		*ret_state = json_pack("{s:s, s:I, s:s}", "state", "failed", "attempts",
 				       (json_int_t)attempts, "last_error", res->message);
-		return *ret_state ? 0 : log_oom();
+		return *ret_state ? 0 : upload_oom(t->o);
 	}
 	if (force || upload_quota_allows(&t->quota, len))
 		return 1;
@@ -348,7 +371,7 @@ static int check_limits(TargetRun *t, size_t len, unsigned attempts, bool force,
 		     "more can go after %s",
 		     t->cfg->max_per_day, t->cfg->max_bytes_per_day, t->quota.crashes,
 		     t->quota.bytes, frees_at) < 0)
-		return log_oom();
+		return upload_oom(t->o);
 	return 0;
 }
 
@@ -366,15 +389,15 @@ static int target_url(TargetRun *t, const HostFacts *host, json_t *crash, const 
 
 	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE) {
 		*ret = strdup(t->cfg->url);
-		return *ret ? 0 : log_oom();
+		return *ret ? 0 : upload_oom(t->o);
 	}
 	r = upload_url_expand(t->cfg->url, &v, ret);
 	if (r == -EINVAL)
-		return log_error_errno(r,
-				       "[Target.%s] URL=%s: unknown {placeholder} (use {id}, "
-				       "{hostname}, {machine_id}).",
-				       t->cfg->name, t->masked_url);
-	return r < 0 ? log_oom() : 0;
+		return upload_log(t->o, LOG_ERR, r,
+				  "[Target.%s] URL=%s: unknown {placeholder} (use {id}, "
+				  "{hostname}, {machine_id}).",
+				  t->cfg->name, t->masked_url);
+	return r < 0 ? upload_oom(t->o) : 0;
 }
 
 static const char *target_method(const TargetRun *t)
@@ -463,7 +486,7 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 	};
 	r = upload_http_send(t->http, &req, &resp);
 	if (r < 0)
-		return log_oom();
+		return upload_oom(t->o);
 
 	res->message = describe_response(url, &resp);
 	if (res->message)
@@ -471,7 +494,7 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 					   doc.len, res);
 	upload_http_response_done(&resp);
 	*ret_state = state;
-	return state ? 0 : log_oom();
+	return state ? 0 : upload_oom(t->o);
 }
 
 static void report(const UploadOptions *o, const TargetRun *t, size_t index, const char *id,
@@ -515,7 +538,8 @@ static int send_due_crash(TargetRun *t, Store *s, const HostFacts *host, const U
 	if (r == -ENOENT)
 		return 0; /* removed since the first pass */
 	if (r < 0)
-		return log_error_errno(r, "Failed to load crash %s from %s: %m", id, store_path(s));
+		return upload_log(o, LOG_ERR, r, "Failed to load crash %s from %s: %m", id,
+				  store_path(s));
 
 	r = send_crash(t, s, host, crash, now_usec(), o->force, &state, &res);
 	if (r < 0)
@@ -527,10 +551,9 @@ static int send_due_crash(TargetRun *t, Store *s, const HostFacts *host, const U
 			r = store_update_crash(s, id, crash);
 		if (r < 0) {
 			free(res.message);
-			return log_error_errno(r,
-					       "Failed to record the upload state of crash "
-					       "%s in %s: %m",
-					       id, store_path(s));
+			return upload_log(o, LOG_ERR, r,
+					  "Failed to record the upload state of crash %s in %s: %m",
+					  id, store_path(s));
 		}
 	}
 
@@ -549,11 +572,11 @@ static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const Up
 	int r;
 
 	if (t->n_due > 0 && !o->force && t->throttled_until > now_usec()) {
-		log_info(
-			"[Target.%s] %s asked to wait (Retry-After): %zu crashes stay queued until "
-			"%s.",
-			t->cfg->name, t->masked_url, t->n_due,
-			format_timestamp(when, t->throttled_until, false) ?: "later");
+		upload_log(o, LOG_INFO, 0,
+			   "[Target.%s] %s asked to wait (Retry-After): %zu crashes stay queued "
+			   "until %s.",
+			   t->cfg->name, t->masked_url, t->n_due,
+			   format_timestamp(when, t->throttled_until, false) ?: "later");
 		sum->not_due += t->n_due;
 		return 0;
 	}
@@ -592,23 +615,26 @@ static int upload_pass_open(UploadPass *p, const UploadOptions *o)
 	int r;
 
 	if (o->target && !pstored_config_find_target(o->config, o->target))
-		return log_error_errno(ENOENT,
-				       "No [Target.%s] section in the configuration: see "
-				       "pstored.conf(5).",
-				       o->target);
+		return upload_log(o, LOG_ERR, ENOENT,
+				  "No [Target.%s] section in the configuration: see "
+				  "pstored.conf(5).",
+				  o->target);
 	if (o->config->n_targets == 0) {
-		log_info("No upload target configured ([Target.NAME] in pstored.conf): nothing to "
-			 "do.");
+		upload_log(o, LOG_INFO, 0,
+			   "No upload target configured ([Target.NAME] in pstored.conf): "
+			   "nothing to do.");
 		return 0;
 	}
 
 	r = store_open(o->store_dir, 0, &p->store);
 	if (r == -ENOENT) {
-		log_info("No crash store at %s: nothing to upload.", o->store_dir);
+		upload_log(o, LOG_INFO, 0, "No crash store at %s: nothing to upload.",
+			   o->store_dir);
 		return 0;
 	}
 	if (r < 0)
-		return log_error_errno(r, "Failed to open the crash store %s: %m", o->store_dir);
+		return upload_log(o, LOG_ERR, r, "Failed to open the crash store %s: %m",
+				  o->store_dir);
 	return 1;
 }
 
@@ -619,7 +645,7 @@ static int upload_pass_add_targets(UploadPass *p, const UploadOptions *o)
 
 	p->runs = calloc(o->config->n_targets, sizeof(*p->runs));
 	if (!p->runs)
-		return log_oom();
+		return upload_oom(o);
 	for (size_t i = 0; i < o->config->n_targets; i++) {
 		const PstoredTarget *cfg = &o->config->targets[i];
 
@@ -643,7 +669,8 @@ static int upload_pass_queue(UploadPass *p, const UploadOptions *o, unsigned *no
 
 	r = store_list(p->store, &list);
 	if (r < 0)
-		return log_error_errno(r, "Failed to list the crashes in %s: %m", o->store_dir);
+		return upload_log(o, LOG_ERR, r, "Failed to list the crashes in %s: %m",
+				  o->store_dir);
 
 	now = now_usec();
 	json_array_foreach(list, i, summary) {
@@ -656,13 +683,14 @@ static int upload_pass_queue(UploadPass *p, const UploadOptions *o, unsigned *no
 		if (r == -ENOENT)
 			continue;
 		if (r < 0) {
-			log_warning_errno(r, "Skipping crash %s: cannot load it from %s: %m", id,
-					  o->store_dir);
+			upload_log(o, LOG_WARNING, r,
+				   "Skipping crash %s: cannot load it from %s: %m", id,
+				   o->store_dir);
 			continue;
 		}
 		for (size_t k = 0; k < p->n_runs; k++)
 			if (consider_crash(&p->runs[k], o, crash, now, not_due) < 0)
-				return log_oom();
+				return upload_oom(o);
 	}
 	return 0;
 }
@@ -705,7 +733,7 @@ int upload_run(const UploadOptions *o, UploadSummary *ret)
 
 	/* libcurl counts its global initialisations, so this nests in a program that has its own. */
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		return log_error_errno(ENOMEM, "Failed to initialise libcurl.");
+		return upload_log(o, LOG_ERR, ENOMEM, "Failed to initialise libcurl.");
 	r = upload_pass(o, ret);
 	curl_global_cleanup();
 	return r;

@@ -15,11 +15,13 @@
  * "pstorectl upload" sends now, ignoring the backoff wait.
  */
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "config/config.h"
+#include "macro.h"
 
 typedef enum UploadResult {
 	UPLOAD_RESULT_SENT,	/* delivered (or the collector already had it) */
@@ -39,6 +41,18 @@ typedef struct UploadEvent {
 
 typedef void (*UploadProgress)(const UploadEvent *e, void *userdata);
 
+/*
+ * Where the pass reports, as kmod_set_log_fn(): what cannot be done (the
+ * store, the configuration, a token file) at LOG_ERR, a crash it skips at
+ * LOG_WARNING, a pass with nothing to do at LOG_INFO. error is the errno
+ * (positive, 0 for none) that %m in format stands for. Each message is one
+ * line, without its newline; the caller escapes what it prints (the names
+ * in it come from the configuration and the store). log.h's
+ * log_library_message() logs them as the programs' own messages.
+ */
+typedef void (*UploadLogFn)(void *userdata, int priority, int error, const char *format, va_list ap)
+	_printf_(4, 0);
+
 typedef struct UploadOptions {
 	const char *store_dir;
 	const PstoredConfig *config;
@@ -48,7 +62,8 @@ typedef struct UploadOptions {
 	bool force;	     /* also resend sent and failed crashes; ignore limits, Retry-After */
 	const char *dmi_dir; /* DMI serial numbers to redact; NULL: /sys/class/dmi/id */
 	UploadProgress progress; /* may be NULL */
-	void *userdata;
+	UploadLogFn log;	 /* NULL: the pass says nothing */
+	void *userdata;		 /* for progress and log */
 } UploadOptions;
 
 typedef struct UploadSummary {
@@ -60,8 +75,8 @@ typedef struct UploadSummary {
 /*
  * Runs one upload pass. Returns 0 when every due crash was tried (whatever
  * the collectors answered: see the summary), a negative errno when the pass
- * could not run (store, configuration, token file); that error is logged.
- * Initialises libcurl for the pass (curl_global_init() nests).
+ * could not run (store, configuration, token file), after telling o->log
+ * why. Initialises libcurl for the pass (curl_global_init() nests).
  */
 int upload_run(const UploadOptions *o, UploadSummary *ret);
 

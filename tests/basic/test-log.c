@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "log.h"
@@ -69,6 +70,33 @@ Test(log, messages_are_escaped, .init = redirect_stderr)
 		 program_invocation_short_name);
 	cr_assert_stderr_eq_str(expected);
 	cr_assert_str_eq(saved, "\\xff\\r: Input/output error");
+}
+
+_printf_(3, 4) static void library_logs(int level, int error, const char *format, ...)
+{
+	va_list ap;
+
+	va_start(ap, format);
+	log_library_message(NULL, level, error, format, ap);
+	va_end(ap);
+}
+
+/* What a library hands to the program's log function is logged as the program's own messages. */
+Test(log, library_messages, .init = redirect_stderr)
+{
+	char expected[256];
+
+	log_set_max_level(LOG_INFO);
+	errno = EPERM;
+	library_logs(LOG_ERR, ENOENT, "[Target.%s] Cannot read TokenFile=%s: %m.", "t", "/a\nb");
+	library_logs(LOG_DEBUG, 0, "hidden");
+	cr_assert_eq(errno, EPERM);
+	fflush(stderr);
+
+	snprintf(expected, sizeof(expected),
+		 "%s: [Target.t] Cannot read TokenFile=/a\\nb: No such file or directory.\n",
+		 program_invocation_short_name);
+	cr_assert_stderr_eq_str(expected);
 }
 
 Test(macro, take_ptr_and_fd)

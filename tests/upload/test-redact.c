@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <criterion/redirect.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "macro.h"
@@ -123,6 +125,29 @@ Test(redact, bad_regex_is_explained)
 	cr_assert_eq(upload_redactor_add_regex(r, "([a-z", &error), -EINVAL);
 	cr_assert_not_null(error);
 	cr_expect_gt(strlen(error), 0);
+}
+
+/* A target's RedactRegex= that regcomp() refuses comes back as what to tell the user, unlogged. */
+Test(redact, target_bad_regex_is_returned, .init = cr_redirect_stderr)
+{
+	char name[] = "t", good[] = "[0-9]+", bad[] = "([a-z";
+	char *regexes[] = {good, bad, NULL};
+	const PstoredTarget t = {.name = name, .redact_regex = regexes, .n_redact_regex = 2};
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL, *check = NULL;
+	_cleanup_free_ char *error = NULL, *why = NULL, *expected = NULL;
+
+	cr_assert_eq(upload_target_redactor(&t, "host", "/nonexistent", &r, &error), -EINVAL);
+	cr_assert_null(r);
+	cr_assert_eq(upload_redactor_new(&check), 0);
+	cr_assert_eq(upload_redactor_add_regex(check, bad, &why), -EINVAL);
+	cr_assert_geq(asprintf(&expected,
+			       "[Target.t] RedactRegex=([a-z: %s (use a POSIX extended regular "
+			       "expression).",
+			       why),
+		      0);
+	cr_assert_str_eq(error, expected);
+	fflush(stderr);
+	cr_assert_stderr_eq_str("");
 }
 
 Test(redact, embedded_nul_bytes_are_kept)
