@@ -15,6 +15,7 @@
 #include "log.h"
 #include "pager.h"
 #include "pstorectl.h"
+#include "source.h"
 #include "utf8-util.h"
 
 /* A log larger than this is not a pstore log: refuse to hold it in memory (but for --raw). */
@@ -77,8 +78,8 @@ static int dmesg_json(const char *id, const char *buf, size_t n)
 
 int verb_dmesg(int argc, char *argv[])
 {
-	_cleanup_(store_freep) Store *s = NULL;
-	_cleanup_free_ char *id = NULL, *path = NULL, *buf = NULL;
+	_cleanup_(source_crash_freep) SourceCrash *c = NULL;
+	_cleanup_free_ char *path = NULL, *buf = NULL;
 	_cleanup_close_ int fd = -1;
 	size_t n;
 	int r;
@@ -90,29 +91,38 @@ int verb_dmesg(int argc, char *argv[])
 				"redirect it to a file or a pipe, or leave --raw out to see it "
 				"on a terminal.");
 
-	r = open_crash(arg_store_dir, argv[1], &s, &id);
+	r = source_open_crash(argv[1], &c);
 	if (r < 0)
 		return r;
-	r = store_crash_path(s, id, "dmesg.txt", &path);
-	if (r < 0)
-		return log_oom();
 
-	fd = open_regular_at(AT_FDCWD, path, O_RDONLY, 0);
-	if (fd < 0)
-		return log_store_error(fd, path);
-
-	if (arg_raw && arg_json == JSON_OFF)
+	/* The store's log in pieces, as large as it is. */
+	if (c->store && arg_raw && arg_json == JSON_OFF) {
+		r = store_crash_path(c->store, c->id, "dmesg.txt", &path);
+		if (r < 0)
+			return log_oom();
+		fd = open_regular_at(AT_FDCWD, path, O_RDONLY, 0);
+		if (fd < 0)
+			return log_store_error(fd, path);
 		return dmesg_raw(fd, path);
+	}
 
-	r = read_full_fd(fd, DMESG_MAX, &buf, &n);
+	r = source_crash_dmesg(c, DMESG_MAX, &buf, &n);
 	if (r == -EFBIG)
-		return log_error_errno(r, "%s: %m (over %u MiB; use --raw and a pipe)", path,
-				       DMESG_MAX >> 20);
+		return log_error_errno(
+			r, "The log of crash %s: %m (over %u MiB; use --raw and a pipe)", c->id,
+			DMESG_MAX >> 20);
+	if (r == -ENOENT && !c->store)
+		return log_error_errno(r, "Crash %s came without its log (%s).", c->id,
+				       c->location);
 	if (r < 0)
-		return log_error_errno(r, "Failed to read %s: %m", path);
+		return log_store_error(r, c->id);
 
 	if (arg_json != JSON_OFF)
-		return dmesg_json(id, buf, n);
+		return dmesg_json(c->id, buf, n);
+	if (arg_raw)
+		return fwrite(buf, 1, n, stdout) == n && fflush(stdout) == 0
+			       ? 0
+			       : log_error_errno(EIO, "Failed to write the log: %m");
 
 	pager_open();
 	if (utf8_escape_fwrite(buf, n, UTF8_ESCAPE_KEEP_LINES, stdout) < 0 || fflush(stdout) != 0)

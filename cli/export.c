@@ -13,6 +13,7 @@
 #include "crash-util.h"
 #include "log.h"
 #include "pstorectl.h"
+#include "source.h"
 #include "upload-options.h"
 #include "upload/document.h"
 #include "upload/export.h"
@@ -101,12 +102,16 @@ static int write_output(json_t *doc, const char *path)
 
 int verb_export(int argc, char *argv[])
 {
-	_cleanup_(store_freep) Store *s = NULL;
-	_cleanup_free_ char *id = NULL;
+	_cleanup_(source_crash_freep) SourceCrash *c = NULL;
 	json_auto_t *doc = NULL;
 	int r;
 
-	r = open_crash(arg_store_dir, argv[1], &s, &id);
+	if (arg_redacted && arg_source != SOURCE_STORE)
+		return log_error_errno(EINVAL,
+				       "--redacted redacts crashes of the store: what journal "
+				       "files and documents hold was redacted by the machine "
+				       "that sent it, as its target says.");
+	r = source_open_crash(argv[1], &c);
 	if (r < 0)
 		return r;
 	if (arg_redacted) {
@@ -116,16 +121,16 @@ int verb_export(int argc, char *argv[])
 		r = load_redactor(&redactor);
 		if (r < 0)
 			return r;
-		r = upload_document_json_object(s, id, redactor, &doc);
+		r = upload_document_json_object(c->store, c->id, redactor, &doc);
 	} else
-		r = upload_export_json(s, id, &doc);
+		r = source_crash_export(c, &doc);
 	if (r == -EFBIG)
 		return log_error_errno(r,
 				       "Failed to export crash %s: a file of it is over %u MiB, "
 				       "not a pstore record: %m",
-				       id, UPLOAD_EXPORT_FILE_MAX >> 20);
+				       c->id, UPLOAD_EXPORT_FILE_MAX >> 20);
 	if (r < 0)
-		return log_store_error(r, id);
+		return log_store_error(r, c->id);
 
 	if (arg_output)
 		return write_output(doc, arg_output);

@@ -16,6 +16,7 @@
 #include "pager.h"
 #include "parse-util.h"
 #include "pstorectl.h"
+#include "source.h"
 #include "table.h"
 
 /* Short ids are at least this long, and longer where two listed ids share a longer prefix. */
@@ -25,7 +26,7 @@
 static char stdout_buffer[64 * 1024];
 
 static usec_t arg_since, arg_until = USEC_INFINITY;
-static const char *arg_reason, *arg_kind, *arg_signature;
+static const char *arg_reason, *arg_kind, *arg_signature, *arg_host, *arg_machine;
 static size_t arg_lines = SIZE_MAX;
 static bool arg_group;
 
@@ -34,6 +35,8 @@ enum {
 	ARG_KIND,
 	ARG_SIGNATURE,
 	ARG_GROUP,
+	ARG_HOST,
+	ARG_MACHINE,
 };
 
 static int parse_time_option(const char *name, const char *arg, usec_t *ret)
@@ -79,6 +82,12 @@ static int handle_list_option(int c, const char *arg)
 	case ARG_GROUP:
 		arg_group = true;
 		return 0;
+	case ARG_HOST:
+		arg_host = arg;
+		return 0;
+	case ARG_MACHINE:
+		arg_machine = arg;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -92,6 +101,8 @@ static const struct option list_option_table[] = {
 	{"signature", required_argument, NULL, ARG_SIGNATURE},
 	{"lines", required_argument, NULL, 'n'},
 	{"group", no_argument, NULL, ARG_GROUP},
+	{"host", required_argument, NULL, ARG_HOST},
+	{"machine", required_argument, NULL, ARG_MACHINE},
 	{}};
 
 const VerbOptions list_options = {list_option_table, "S:U:n:", handle_list_option};
@@ -101,11 +112,12 @@ static bool field_matches(const char *value, const char *want)
 	return !want || strcasecmp(value, want) == 0;
 }
 
-static bool crash_matches(const StoreListEntry *e)
+static bool crash_matches(const CrashEntry *e)
 {
 	return e->time >= arg_since && e->time <= arg_until &&
 	       field_matches(e->reason, arg_reason) && field_matches(e->kind, arg_kind) &&
-	       field_matches(e->signature, arg_signature);
+	       field_matches(e->signature, arg_signature) && field_matches(e->hostname, arg_host) &&
+	       field_matches(e->machine_id, arg_machine);
 }
 
 static const char *or_dash(const char *s)
@@ -119,7 +131,7 @@ static int compare_strings(const void *a, const void *b)
 }
 
 /* The shortest prefix length that tells every listed id apart, at least SHORT_ID_MIN. */
-static size_t short_id_length(const StoreListEntry *const *v, size_t n)
+static size_t short_id_length(const CrashEntry *const *v, size_t n)
 {
 	_cleanup_free_ const char **ids = calloc(n ?: 1, sizeof(char *));
 	size_t len = SHORT_ID_MIN;
@@ -153,28 +165,87 @@ static int print_listing(const Table *t, const char *noun, const char *nouns)
 	return 0;
 }
 
-static int print_crash_table(const StoreListEntry *const *v, size_t n)
+/* The machine of a crash: its machine id, else its host name. */
+static const char *machine_key(const CrashEntry *e)
 {
-	static const char *const headers[] = {"TIME",	"ID",	  "KIND",   "REASON",
-					      "KERNEL", "UPLOAD", "MESSAGE"};
-	_cleanup_table_ Table *t = table_new(ARRAY_SIZE(headers), headers);
-	size_t idlen = short_id_length(v, n);
+	return *e->machine_id ? e->machine_id : e->hostname;
+}
 
+/* The number of distinct strings in v[0 ... n), which it sorts. */
+static size_t count_distinct(const char **v, size_t n)
+{
+	size_t k = 0;
+
+	qsort(v, n, sizeof(char *), compare_strings);
+	for (size_t i = 0; i < n; i++)
+		k += i == 0 || !streq(v[i], v[i - 1]);
+	return k;
+}
+
+/* How many machines the crashes come from; 0 on OOM. */
+static size_t count_machines(const CrashEntry *const *v, size_t n)
+{
+	_cleanup_free_ const char **keys = calloc(n ?: 1, sizeof(char *));
+
+	if (!keys)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		keys[i] = machine_key(v[i]);
+	return count_distinct(keys, n);
+}
+
+enum {
+	COLUMN_TIME,
+	COLUMN_ID,
+	COLUMN_HOST,
+	COLUMN_KIND,
+	COLUMN_REASON,
+	COLUMN_KERNEL,
+	COLUMN_UPLOAD,
+	COLUMN_MESSAGE,
+	_COLUMN_MAX,
+};
+
+/* HOST when the crashes come from several machines, UPLOAD for the store's own. */
+static int print_crash_table(const CrashEntry *const *v, size_t n)
+{
+	static const char *const all_headers[_COLUMN_MAX] = {
+		"TIME", "ID", "HOST", "KIND", "REASON", "KERNEL", "UPLOAD", "MESSAGE"};
+	bool shown[_COLUMN_MAX] = {[COLUMN_TIME] = true,
+				   [COLUMN_ID] = true,
+				   [COLUMN_HOST] = count_machines(v, n) > 1,
+				   [COLUMN_KIND... COLUMN_KERNEL] = true,
+				   [COLUMN_UPLOAD] = arg_source == SOURCE_STORE,
+				   [COLUMN_MESSAGE] = true};
+	const char *headers[_COLUMN_MAX];
+	size_t idlen = short_id_length(v, n), n_columns = 0;
+	_cleanup_table_ Table *t = NULL;
+
+	for (size_t c = 0; c < _COLUMN_MAX; c++)
+		if (shown[c])
+			headers[n_columns++] = all_headers[c];
+	t = table_new(n_columns, headers);
 	if (!t || table_reserve(t, n) < 0)
 		return log_oom();
 
 	for (size_t i = 0; i < n; i++) {
 		char tbuf[FORMAT_TIMESTAMP_MAX], id[STORE_CRASH_ID_LEN + 1];
-		const char *cells[ARRAY_SIZE(headers)] = {
-			format_timestamp(tbuf, v[i]->time, false),
-			id,
-			or_dash(v[i]->kind),
-			or_dash(v[i]->reason),
-			or_dash(v[i]->kernel_version),
-			or_dash(v[i]->upload),
-			or_dash(v[i]->headline),
-		};
+		const char *all_cells[_COLUMN_MAX] =
+			{
+				format_timestamp(tbuf, v[i]->time, false),
+				id,
+				or_dash(crash_entry_host(v[i])),
+				or_dash(v[i]->kind),
+				or_dash(v[i]->reason),
+				or_dash(v[i]->kernel_version),
+				or_dash(v[i]->upload),
+				or_dash(v[i]->headline),
+			},
+			   *cells[_COLUMN_MAX];
 
+		for (size_t c = 0, k = 0; c < _COLUMN_MAX; c++)
+			if (shown[c])
+				cells[k++] = all_cells[c];
 		memcpy(id, v[i]->id, idlen);
 		id[idlen] = '\0';
 		if (table_add_row(t, cells) < 0)
@@ -186,19 +257,19 @@ static int print_crash_table(const StoreListEntry *const *v, size_t n)
 
 /* Crashes with the same signature; a crash without one is a group of its own. */
 typedef struct Group {
-	const StoreListEntry *first, *last; /* the oldest and the newest member */
-	size_t start, count;		    /* members: by_key[start ... start + count) */
+	const CrashEntry *first, *last; /* the oldest and the newest member */
+	size_t start, count;		/* members: by_key[start ... start + count) */
 } Group;
 
-static const char *group_key(const StoreListEntry *e)
+static const char *group_key(const CrashEntry *e)
 {
 	return *e->signature ? e->signature : e->id;
 }
 
 static int compare_by_key(const void *a, const void *b)
 {
-	const StoreListEntry *x = *(const StoreListEntry *const *)a;
-	const StoreListEntry *y = *(const StoreListEntry *const *)b;
+	const CrashEntry *x = *(const CrashEntry *const *)a;
+	const CrashEntry *y = *(const CrashEntry *const *)b;
 	int c = (*x->signature != 0) - (*y->signature != 0);
 
 	if (c == 0)
@@ -218,7 +289,7 @@ static int compare_groups(const void *a, const void *b)
 }
 
 /* Groups the crashes of v (sorted in place by key), ordered by their newest crash. */
-static int group_by_signature(const StoreListEntry **v, size_t n, Group **ret, size_t *ret_n)
+static int group_by_signature(const CrashEntry **v, size_t n, Group **ret, size_t *ret_n)
 {
 	_cleanup_free_ Group *groups = calloc(n ?: 1, sizeof(Group));
 	size_t k = 0;
@@ -241,29 +312,81 @@ static int group_by_signature(const StoreListEntry **v, size_t n, Group **ret, s
 	return 0;
 }
 
-static int print_group_table(const Group *groups, size_t n)
+static json_t *string_or_null(const char *s)
 {
-	static const char *const headers[] = {"COUNT",	"FIRST",     "LAST",
-					      "REASON", "SIGNATURE", "MESSAGE"};
+	return s && *s ? json_string(s) : json_null();
+}
+
+/* The kernel versions of a group's crashes, distinct and sorted; NULL on OOM. */
+static json_t *group_kernels(const Group *g, const CrashEntry *const *by_key)
+{
+	_cleanup_free_ const char **v = calloc(g->count, sizeof(char *));
+	json_auto_t *kernels = json_array();
+
+	if (!v || !kernels)
+		return NULL;
+	for (size_t i = 0; i < g->count; i++)
+		v[i] = by_key[g->start + i]->kernel_version;
+	qsort(v, g->count, sizeof(char *), compare_strings);
+	for (size_t i = 0; i < g->count; i++)
+		if (*v[i] && (i == 0 || !streq(v[i], v[i - 1])) &&
+		    json_array_append_new(kernels, json_string(v[i])) < 0)
+			return NULL;
+	return TAKE_PTR(kernels);
+}
+
+/* "6.1.0-17-amd64, 6.1.0-18-amd64", or NULL for none (and on OOM). */
+static char *join_kernels(json_t *kernels)
+{
+	char *s = NULL;
+	size_t size = 0, i;
+	FILE *f;
+	json_t *k;
+
+	if (json_array_size(kernels) == 0 || !(f = open_memstream(&s, &size)))
+		return NULL;
+	json_array_foreach(kernels, i, k)
+		fprintf(f, "%s%s", i > 0 ? ", " : "", json_string_value(k));
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int print_group_table(const Group *groups, size_t n, const CrashEntry *const *by_key)
+{
+	static const char *const headers[] = {"COUNT",	 "MACHINES", "FIRST",	  "LAST",
+					      "KERNELS", "REASON",   "SIGNATURE", "MESSAGE"};
 	_cleanup_table_ Table *t = table_new(ARRAY_SIZE(headers), headers);
 
 	if (!t || table_reserve(t, n) < 0)
 		return log_oom();
 	table_set_align_right(t, 0, true);
+	table_set_align_right(t, 1, true);
 
 	for (size_t i = 0; i < n; i++) {
-		char first[FORMAT_TIMESTAMP_MAX], last[FORMAT_TIMESTAMP_MAX], count[32];
+		char first[FORMAT_TIMESTAMP_MAX], last[FORMAT_TIMESTAMP_MAX], count[32],
+			machines[32];
 		const Group *g = &groups[i];
+		json_auto_t *kernels = group_kernels(g, by_key);
+		_cleanup_free_ char *kernel_list = join_kernels(kernels);
 		const char *cells[ARRAY_SIZE(headers)] = {
 			count,
+			machines,
 			format_timestamp(first, g->first->time, false),
 			format_timestamp(last, g->last->time, false),
+			kernel_list,
 			or_dash(g->last->reason),
 			or_dash(g->last->signature),
 			or_dash(g->last->headline),
 		};
 
+		if (!kernels)
+			return log_oom();
 		snprintf(count, sizeof(count), "%zu", g->count);
+		snprintf(machines, sizeof(machines), "%zu",
+			 count_machines(by_key + g->start, g->count));
 		if (table_add_row(t, cells) < 0)
 			return log_oom();
 	}
@@ -271,16 +394,25 @@ static int print_group_table(const Group *groups, size_t n)
 	return print_listing(t, "signature", "signatures");
 }
 
-static json_t *string_or_null(const char *s)
+/* The ids of a group's crashes, oldest first; NULL on OOM. */
+static json_t *group_ids(const Group *g, const CrashEntry *const *by_key)
 {
-	return s && *s ? json_string(s) : json_null();
+	json_auto_t *ids = json_array();
+
+	if (!ids)
+		return NULL;
+	for (size_t k = 0; k < g->count; k++)
+		if (json_array_append_new(ids, json_string(by_key[g->start + k]->id)) < 0)
+			return NULL;
+	return TAKE_PTR(ids);
 }
 
 /*
- * --group --json: [{"signature", "count", "first", "last", "kind", "reason",
- * "message", "ids"}], kind, reason and message those of the newest crash.
+ * --group --json: [{"signature", "count", "machines", "first", "last",
+ * "kernels", "kind", "reason", "message", "ids"}], kind, reason and message
+ * those of the newest crash.
  */
-static int print_groups_json(const Group *groups, size_t n, const StoreListEntry *const *by_key)
+static int print_groups_json(const Group *groups, size_t n, const CrashEntry *const *by_key)
 {
 	json_auto_t *out = json_array();
 
@@ -288,20 +420,17 @@ static int print_groups_json(const Group *groups, size_t n, const StoreListEntry
 		return log_oom();
 	for (size_t i = 0; i < n; i++) {
 		const Group *g = &groups[i];
-		json_t *ids = json_array(), *o;
+		json_t *ids = group_ids(g, by_key), *kernels = group_kernels(g, by_key), *o;
 
-		for (size_t k = 0; ids && k < g->count; k++)
-			if (json_array_append_new(ids, json_string(by_key[g->start + k]->id)) < 0) {
-				json_decref(ids);
-				ids = NULL;
-			}
-		o = json_pack("{s:o, s:I, s:I, s:I, s:o, s:o, s:o, s:o*}", "signature",
+		o = json_pack("{s:o, s:I, s:I, s:I, s:I, s:o*, s:o, s:o, s:o, s:o*}", "signature",
 			      string_or_null(g->last->signature), "count", (json_int_t)g->count,
+			      "machines", (json_int_t)count_machines(by_key + g->start, g->count),
 			      "first", (json_int_t)g->first->time, "last",
-			      (json_int_t)g->last->time, "kind", string_or_null(g->last->kind),
-			      "reason", string_or_null(g->last->reason), "message",
+			      (json_int_t)g->last->time, "kernels", kernels, "kind",
+			      string_or_null(g->last->kind), "reason",
+			      string_or_null(g->last->reason), "message",
 			      string_or_null(g->last->headline), "ids", ids);
-		if (!o || !ids || json_array_append_new(out, o) < 0)
+		if (!o || !ids || !kernels || json_array_append_new(out, o) < 0)
 			return log_oom();
 	}
 	return print_json(out);
@@ -321,7 +450,7 @@ static bool is_ascii(const char *s, size_t len)
  * non-ASCII characters: so only those summaries are parsed and printed again.
  * Parsing them all would take five times as long as the rest of the listing.
  */
-static int print_summaries_short(const StoreListEntry *const *v, size_t n)
+static int print_summaries_short(const CrashEntry *const *v, size_t n)
 {
 	putchar('[');
 	for (size_t i = 0; i < n; i++) {
@@ -344,7 +473,7 @@ static int print_summaries_short(const StoreListEntry *const *v, size_t n)
 }
 
 /* --json: the full index summaries of the selected crashes, in their order. */
-static int print_summaries_json(const StoreListEntry *const *v, size_t n)
+static int print_summaries_json(const CrashEntry *const *v, size_t n)
 {
 	json_auto_t *out = NULL;
 
@@ -363,88 +492,72 @@ static int print_summaries_json(const StoreListEntry *const *v, size_t n)
 	return print_json(out);
 }
 
-/*
- * The listing came from the crash directories, as the index is corrupt: rebuilt
- * here when the store is writable to us, else by the next writer.
- */
-static void warn_corrupt_index(void)
+static int no_crashes(void)
 {
-	_cleanup_(store_freep) Store *s = NULL;
-	int r;
+	if (arg_legend)
+		log_info("No crashes found.");
+	return 0;
+}
 
-	r = store_open(arg_store_dir, 0, &s);
-	if (r >= 0)
-		r = store_rebuild_index(s);
-	if (r < 0)
-		log_warning_errno(r,
-				  "%s/index is corrupt: listed from the crash directories instead; "
-				  "cannot rebuild it (%m): run 'pstorectl list' as root to do so.",
-				  arg_store_dir);
-	else
-		log_warning("%s/index was corrupt: listed from the crash directories, and "
-			    "rebuilt from them.",
-			    arg_store_dir);
+/* --group: the newest N groups of the crashes of v, which it sorts. */
+static int list_groups(const CrashEntry **v, size_t n)
+{
+	_cleanup_free_ Group *groups = NULL;
+	size_t n_groups = 0;
+
+	if (group_by_signature(v, n, &groups, &n_groups) < 0)
+		return log_oom();
+	if (n_groups > arg_lines) {
+		memmove(groups, groups + n_groups - arg_lines, arg_lines * sizeof(Group));
+		n_groups = arg_lines;
+	}
+	if (arg_json != JSON_OFF)
+		return print_groups_json(groups, n_groups, v);
+	if (n_groups == 0)
+		return no_crashes();
+	pager_open();
+	return print_group_table(groups, n_groups, v);
 }
 
 int verb_list(int argc, char *argv[])
 {
-	_cleanup_(store_freep) Store *s = NULL;
-	_cleanup_(store_listing_freep) StoreListing *l = NULL;
-	_cleanup_free_ const StoreListEntry **v = NULL;
-	_cleanup_free_ Group *groups = NULL;
-	size_t n = 0, n_groups = 0;
+	_cleanup_(crash_listing_freep) CrashListing *l = NULL;
+	_cleanup_free_ const CrashEntry **v = NULL;
+	size_t n = 0;
 	int r;
 
 	if (arg_since > arg_until)
 		return log_error_errno(EINVAL, "--since= is after --until=: nothing can match.");
+	if (arg_source == SOURCE_STORE && (arg_host || arg_machine))
+		return log_error_errno(
+			EINVAL, "--host= and --machine= choose among the machines of journal "
+				"files or documents (-D, --file, --journal, --documents): the "
+				"store holds this machine's crashes only.");
 	/* A listing of 10,000 crashes is a megabyte: write it in a few calls, not 300. */
 	(void)setvbuf(stdout, stdout_buffer, _IOFBF, sizeof(stdout_buffer));
 
-	r = open_store(arg_store_dir, false, &s);
+	r = source_list(&l);
 	if (r < 0)
 		return r;
-	r = store_list_entries(s, &l);
-	if (r < 0)
-		return log_store_error(r, arg_store_dir);
-	if (r > 0)
-		warn_corrupt_index();
 
-	v = calloc(store_listing_size(l) ?: 1, sizeof(*v));
+	v = calloc(crash_listing_size(l) ?: 1, sizeof(*v));
 	if (!v)
 		return log_oom();
-	for (size_t i = 0; i < store_listing_size(l); i++)
-		if (crash_matches(store_listing_entry(l, i)))
-			v[n++] = store_listing_entry(l, i);
+	for (size_t i = 0; i < crash_listing_size(l); i++)
+		if (crash_matches(crash_listing_entry(l, i)))
+			v[n++] = crash_listing_entry(l, i);
 
-	if (arg_group) {
-		if (group_by_signature(v, n, &groups, &n_groups) < 0)
-			return log_oom();
-		/* The newest N groups. */
-		if (n_groups > arg_lines) {
-			memmove(groups, groups + n_groups - arg_lines, arg_lines * sizeof(Group));
-			n_groups = arg_lines;
-		}
-		if (arg_json != JSON_OFF)
-			return print_groups_json(groups, n_groups, v);
-		if (n_groups == 0)
-			goto none;
-		pager_open();
-		return print_group_table(groups, n_groups);
-	}
+	if (arg_group)
+		return list_groups(v, n);
 
 	/* The newest N crashes, still oldest first. */
-	const StoreListEntry *const *shown = v + (n > arg_lines ? n - arg_lines : 0);
+	const CrashEntry *const *shown = v + (n > arg_lines ? n - arg_lines : 0);
 	n = MIN(n, arg_lines);
 
 	if (arg_json != JSON_OFF)
 		return print_summaries_json(shown, n);
 	if (n == 0)
-		goto none;
+		return no_crashes();
 	pager_open();
 	return print_crash_table(shown, n);
-
-none:
-	if (arg_legend)
-		log_info("No crashes found.");
-	return 0;
 }

@@ -17,6 +17,7 @@
 #include "macro.h"
 #include "pager.h"
 #include "pstorectl.h"
+#include "source.h"
 
 const char *arg_store_dir = PSTORED_LOCALSTATEDIR "/lib/pstored";
 JsonFormat arg_json = JSON_OFF;
@@ -59,6 +60,7 @@ static const struct option global_options[] = {
 	{"json", optional_argument, NULL, ARG_JSON},
 	{"no-legend", no_argument, NULL, ARG_NO_LEGEND},
 	{"no-pager", no_argument, NULL, ARG_NO_PAGER},
+	SOURCE_OPTIONS,
 	{}};
 
 int print_json(json_t *v)
@@ -86,6 +88,11 @@ static int verb_help(int argc, char *argv[])
 	       "     --no-legend         Do not print the column headers\n"
 	       "     --no-pager          Do not pipe output into a pager\n"
 	       "     --log-level=LEVEL   Log up to LEVEL: emerg..debug or 0..7 (default: info)\n"
+	       "\nSources of list, show, dmesg and export (default: the store):\n"
+	       "  -D --directory=DIR     The crashes in the journal files in DIR\n"
+	       "     --file=GLOB         The crashes in the journal files matching GLOB\n"
+	       "     --journal           The crashes in this machine's journal\n"
+	       "     --documents=DIR     The crash documents in DIR (http-json target)\n"
 	       "\nOptions of list:\n"
 	       "  -S --since=TIME        Only crashes at or after TIME (\"yesterday\", \"-2h\", "
 	       "...)\n"
@@ -94,7 +101,11 @@ static int verb_help(int argc, char *argv[])
 	       "     --kind=KIND         Only crashes of this kind\n"
 	       "     --signature=SIG     Only crashes with this signature\n"
 	       "  -n --lines=N           Only the N newest crashes\n"
-	       "     --group             One line per signature, with count, first and last time\n"
+	       "     --host=HOST         Only crashes of this host name\n"
+	       "     --machine=ID        Only crashes of this machine id\n"
+	       "     --group             One line per signature: crashes, machines, first and "
+	       "last\n"
+	       "                         time, kernels\n"
 	       "\nOptions of dmesg:\n"
 	       "     --raw               The log as stored, control characters included (not to "
 	       "a terminal)\n"
@@ -120,6 +131,8 @@ static int verb_help(int argc, char *argv[])
 /* Returns 1 if the option was a global one and taken, 0 to exit, <0 on error. */
 static int parse_global_option(int c, const char *arg)
 {
+	int r;
+
 	switch (c) {
 	case 'h':
 		(void)verb_help(0, NULL);
@@ -147,7 +160,8 @@ static int parse_global_option(int c, const char *arg)
 	case '?':
 		return -EINVAL;
 	default:
-		return parse_common_option(c, arg);
+		r = parse_common_option(c, arg);
+		return r == -ENOENT ? source_parse_option(c, arg) : r;
 	}
 }
 
@@ -156,7 +170,7 @@ static int parse_argv(int argc, char *argv[])
 	int c, r;
 
 	/* "+": stop at the verb; what follows it is parsed by parse_verb_argv(). */
-	while ((c = getopt_long(argc, argv, "+h", global_options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "+h" SOURCE_SHORTOPTS, global_options, NULL)) >= 0) {
 		r = parse_global_option(c, optarg);
 		if (r == -ENOENT)
 			abort();
@@ -181,7 +195,7 @@ static int parse_verb_argv(const VerbOptions *vo, int argc, char *argv[])
 	while (vo->options[n_verb].name)
 		n_verb++;
 	options = calloc(n_global + n_verb + 1, sizeof(struct option));
-	if (!options || asprintf(&shortopts, "h%s", vo->shortopts ?: "") < 0)
+	if (!options || asprintf(&shortopts, "h" SOURCE_SHORTOPTS "%s", vo->shortopts ?: "") < 0)
 		return log_oom();
 	memcpy(options, global_options, n_global * sizeof(struct option));
 	memcpy(options + n_global, vo->options, n_verb * sizeof(struct option));
@@ -233,6 +247,9 @@ static int run_verb(int argc, char *argv[])
 	if (r < 0)
 		return log_error_errno(EINVAL, "Too many arguments for '%s': see '%s --help'.",
 				       v->name, program_invocation_short_name);
+	r = source_check_verb(v->name);
+	if (r < 0)
+		return r;
 
 	return dispatch_verb(v, argc, argv);
 }

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "pager.h"
 #include "pstorectl.h"
+#include "source.h"
 #include "utf8-util.h"
 
 static void field_time(const char *label, json_t *o, const char *key)
@@ -111,6 +112,10 @@ static void show_crash(json_t *crash, const char *path)
 	size_t i;
 
 	print_field("ID", crash_string(crash, "id"));
+	/* Crashes of other machines, from journal files or documents. */
+	print_field("Host", crash_string(crash, "hostname"));
+	if (arg_source != SOURCE_STORE)
+		print_field("Machine ID", crash_string(crash, "machine_id"));
 	field_time("Time", crash, "time");
 	print_field("Kind", crash_string(crash, "kind"));
 	print_field("Reason", crash_string(crash, "reason"));
@@ -140,28 +145,21 @@ static void show_crash(json_t *crash, const char *path)
 
 int verb_show(int argc, char *argv[])
 {
-	_cleanup_(store_freep) Store *s = NULL;
-	_cleanup_free_ char *id = NULL, *path = NULL;
-	json_auto_t *crash = NULL;
+	_cleanup_(source_crash_freep) SourceCrash *c = NULL;
 	int r;
 
-	r = open_crash(arg_store_dir, argv[1], &s, &id);
+	r = source_open_crash(argv[1], &c);
 	if (r < 0)
 		return r;
-	r = store_load_crash(s, id, &crash);
-	if (r < 0)
-		return log_store_error(r, id);
-	r = store_crash_path(s, id, NULL, &path);
-	if (r < 0)
-		return log_oom();
 
 	if (arg_json != JSON_OFF) {
-		if (json_object_set_new(crash, "path", json_string(path)) < 0)
+		if (c->location &&
+		    json_object_set_new(c->crash, "path", json_string(c->location)) < 0)
 			return log_oom();
-		return print_json(crash);
+		return print_json(c->crash);
 	}
 
 	pager_open();
-	show_crash(crash, path);
+	show_crash(c->crash, c->location);
 	return 0;
 }

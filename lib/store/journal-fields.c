@@ -190,6 +190,7 @@ int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 	field_add(&f, "CRASH_SIGNATURE", json_str(analysis, "signature"));
 	field_add(&f, "CRASH_FUNCTION", json_str(analysis, "function"));
 	field_add(&f, "CRASH_MODULE", json_str(analysis, "module"));
+	field_add(&f, "CRASH_MESSAGE", json_str(analysis, "message"));
 	if (f.error < 0) {
 		journal_crash_fields_done(&f);
 		return f.error;

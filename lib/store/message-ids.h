@@ -15,6 +15,7 @@
  *	PSTORE_PARTS_MISSING  part numbers absent from pstore, if any
  *	PSTORE_SEVERITY   fatal | recoverable | corrected | informational (hardware errors)
  *	KERNEL_VERSION, CRASH_SIGNATURE, CRASH_FUNCTION, CRASH_MODULE
+ *	CRASH_MESSAGE     the analysed message ("Kernel panic - not syncing: ...")
  *	PSTORE_DMESG      the whole reassembled log (or decoded record)
  */
 

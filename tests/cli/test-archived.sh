@@ -103,6 +103,9 @@ for id in "${ids[@]}"; do
 	ctl export "$id" >"$tmp/export.json"
 	check "export $short: version, id" jqe --arg id "$id" \
 		'.export_version == 1 and .id == $id and (.records | length) > 0' "$tmp/export.json"
+	check "export $short: valid by crash-document.schema.json" \
+		"$top_srcdir/tests/lib/validate-document" \
+		"$top_srcdir/lib/upload/crash-document.schema.json" "$tmp/export.json"
 	for name in $(jq -r '.records[].name' "$crash"); do
 		jq -r --arg n "$name" '.records[] | select(.name == $n) | .data' "$tmp/export.json" |
 			base64 -d >"$tmp/raw"

@@ -18,6 +18,7 @@ cat >"$tmp/pstorectl" <<'EOS'
 #!/bin/sh
 case " $* " in
 *" --store-dir=/elsewhere "*) echo '[{"id":"99999999-0000-5000-8000-000000000000"}]' ;;
+*" -D /collector "*) echo '[{"hostname":"alpha","id":"77777777-0000-5000-8000-000000000000","machine_id":"f1ee7000000000000000000000000001"},{"hostname":"bravo","id":"78888888-0000-5000-8000-000000000000","machine_id":"f1ee7000000000000000000000000002"}]' ;;
 *" list "*) echo '[{"id":"3f2a0000-1111-5222-8333-444455556666","time":1},{"id":"3f2b0000-1111-5222-8333-444455556666","time":2}]' ;;
 esac
 EOS
@@ -65,4 +66,10 @@ complete_line 'pstorectl decode --t' '--type= '
 complete_line 'pstorectl decode --type=l' 'log '
 touch "$tmp/oops.txt"
 complete_line "pstorectl decode --type=log $tmp/oo" "$tmp/oops.txt "
+complete_line 'pstorectl --jo' '--journal '
+complete_line 'pstorectl --d' '--directory= --documents= '
+complete_line 'pstorectl list --ho' '--host= '
+complete_line 'pstorectl -D /collector list --host=' 'alpha bravo '
+complete_line 'pstorectl -D /collector list --machine=f1ee7000000000000000000000000002' 'f1ee7000000000000000000000000002 '
+complete_line 'pstorectl -D /collector show 7' '77777777-0000-5000-8000-000000000000 78888888-0000-5000-8000-000000000000 '
 exit $fail

@@ -6,8 +6,10 @@
  * logs carry what redaction must remove: an IPv4 and an IPv6 address, a MAC
  * address, the hostname (from $MAKE_CRASHES_HOSTNAME) and a serial number
  * ($MAKE_CRASHES_SERIAL). $MAKE_CRASHES_PAD=BYTES adds that much boot log
- * before the panic, for large documents. Prints the ids, one a line. For the
- * upload tests and the bench, which need many crashes quickly.
+ * before the panic, for large documents. $MAKE_CRASHES_MACHINE_ID,
+ * $MAKE_CRASHES_KERNEL and $MAKE_CRASHES_SIGNATURE make the crashes another
+ * machine's, of another kernel, with another signature. Prints the ids, one a
+ * line. For the upload tests and the bench, which need many crashes quickly.
  */
 
 #include <errno.h>
@@ -38,8 +40,17 @@ static char *make_padding(size_t bytes)
 	return pad;
 }
 
-static int make_crash(Store *s, unsigned n, const char *hostname, const char *serial,
-		      const char *padding)
+/* What the environment can change, see above. */
+typedef struct CrashTemplate {
+	const char *hostname;
+	const char *serial;
+	const char *machine_id;
+	const char *kernel;
+	const char *signature;
+	const char *padding;
+} CrashTemplate;
+
+static int make_crash(Store *s, unsigned n, const CrashTemplate *c)
 {
 	_cleanup_(store_txn_freep) StoreTxn *t = NULL;
 	_cleanup_free_ char *log = NULL, *record = NULL, *name = NULL, *file = NULL;
@@ -51,7 +62,7 @@ static int make_crash(Store *s, unsigned n, const char *hostname, const char *se
 	int r;
 
 	if (asprintf(&log,
-		     "<6>[    1.000000] Linux version 6.1.0-17-amd64 "
+		     "<6>[    1.000000] Linux version %s "
 		     "(debian-kernel@lists.debian.org)\n"
 		     "<6>[    2.000000] DMI: ACME Server X1/Board, BIOS 1.2 serial %s\n"
 		     "<6>[    3.000000] e1000e 0000:00:19.0 eth0: (PCI Express:2.5GT/s) "
@@ -61,14 +72,14 @@ static int make_crash(Store *s, unsigned n, const char *hostname, const char *se
 		     "%s"
 		     "<6>[  100.%06u] sysrq: Trigger a crash\n"
 		     "<0>[  100.%06u] Kernel panic - not syncing: sysrq triggered crash %u\n"
-		     "<4>[  100.%06u] CPU: 0 PID: 1 Comm: bash Not tainted 6.1.0-17-amd64 #1\n"
+		     "<4>[  100.%06u] CPU: 0 PID: 1 Comm: bash Not tainted %s #1\n"
 		     "<4>[  100.%06u] Call Trace:\n"
 		     "<4>[  100.%06u]  <TASK>\n"
 		     "<4>[  100.%06u]  panic+0x1a/0x20\n"
 		     "<4>[  100.%06u]  sysrq_handle_crash+0x16/0x20\n"
 		     "<4>[  100.%06u]  </TASK>\n",
-		     serial, n % 256, n / 256 % 256, n % 256, n, hostname, padding, n, n, n, n, n,
-		     n, n, n, n) < 0)
+		     c->kernel, c->serial, n % 256, n / 256 % 256, n % 256, n, c->hostname,
+		     c->padding, n, n, n, n, c->kernel, n, n, n, n, n) < 0)
 		return log_oom();
 	if (asprintf(&record, "Panic#1 Part1\n%s", log) < 0 ||
 	    asprintf(&name, "dmesg-erst-%" PRIu64, record_id) < 0 ||
@@ -99,15 +110,14 @@ static int make_crash(Store *s, unsigned n, const char *hostname, const char *se
 			  "schema_version", 1, "id", id, "kind", "kernel-crash", "reason", "panic",
 			  "pstore_reason", "Panic", "dump_count", 1, "backend", "erst", "time",
 			  (json_int_t)now, "archived_at", (json_int_t)now, "boot_id",
-			  "0123456789abcdef0123456789abcdef", "machine_id",
-			  "fedcba9876543210fedcba9876543210", "complete", 1, "parts_missing",
-			  "records", "name", name, "type", "dmesg", "backend", "erst", "record_id",
-			  name + strlen("dmesg-erst-"), "part", 1, "size",
-			  (json_int_t)strlen(record), "sha256", digest, "time", (json_int_t)now,
-			  "compressed", 0, "analysis", "reason", "panic", "message",
-			  "Kernel panic - not syncing: sysrq triggered crash", "function",
-			  "sysrq_handle_crash", "kernel_version", "6.1.0-17-amd64", "comm", "bash",
-			  "signature", "kernel-sysrq_handle_crash-0123abcd");
+			  "0123456789abcdef0123456789abcdef", "machine_id", c->machine_id,
+			  "complete", 1, "parts_missing", "records", "name", name, "type", "dmesg",
+			  "backend", "erst", "record_id", name + strlen("dmesg-erst-"), "part", 1,
+			  "size", (json_int_t)strlen(record), "sha256", digest, "time",
+			  (json_int_t)now, "compressed", 0, "analysis", "reason", "panic",
+			  "message", "Kernel panic - not syncing: sysrq triggered crash",
+			  "function", "sysrq_handle_crash", "kernel_version", c->kernel, "comm",
+			  "bash", "signature", c->signature);
 	if (!crash)
 		return log_oom();
 	r = store_txn_commit(t, crash);
@@ -120,10 +130,18 @@ static int make_crash(Store *s, unsigned n, const char *hostname, const char *se
 int main(int argc, char *argv[])
 {
 	_cleanup_(store_freep) Store *s = NULL;
-	const char *hostname = getenv("MAKE_CRASHES_HOSTNAME") ?: "testhost";
-	const char *serial = getenv("MAKE_CRASHES_SERIAL") ?: "PF2ABC9Z";
 	_cleanup_free_ char *padding =
 		make_padding(strtoul(getenv("MAKE_CRASHES_PAD") ?: "0", NULL, 10));
+	CrashTemplate c = {
+		.hostname = getenv("MAKE_CRASHES_HOSTNAME") ?: "testhost",
+		.serial = getenv("MAKE_CRASHES_SERIAL") ?: "PF2ABC9Z",
+		.machine_id =
+			getenv("MAKE_CRASHES_MACHINE_ID") ?: "fedcba9876543210fedcba9876543210",
+		.kernel = getenv("MAKE_CRASHES_KERNEL") ?: "6.1.0-17-amd64",
+		.signature =
+			getenv("MAKE_CRASHES_SIGNATURE") ?: "kernel-sysrq_handle_crash-0123abcd",
+		.padding = padding,
+	};
 	unsigned long n, first = 0;
 	int r;
 
@@ -140,7 +158,7 @@ int main(int argc, char *argv[])
 	if (r < 0)
 		return log_error_errno(r, "Failed to open %s: %m", argv[1]), EXIT_FAILURE;
 	for (unsigned long i = first; i < first + n; i++) {
-		r = make_crash(s, (unsigned)i, hostname, serial, padding);
+		r = make_crash(s, (unsigned)i, &c);
 		if (r < 0)
 			return EXIT_FAILURE;
 	}

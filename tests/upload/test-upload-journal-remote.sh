@@ -24,6 +24,7 @@ check_received() { # check_received ID...
 			"PSTORE_KIND=kernel-crash" "PSTORE_REASON=panic" "PSTORE_BACKEND=erst" \
 			"SYSLOG_IDENTIFIER=pstored" "CRASH_FUNCTION=sysrq_handle_crash" \
 			"KERNEL_VERSION=6.1.0-17-amd64" "_HOSTNAME=$UPLOAD_HOSTNAME" \
+			"CRASH_MESSAGE=Kernel panic - not syncing: sysrq triggered crash" \
 			"_MACHINE_ID=fedcba9876543210fedcba9876543210" \
 			"_BOOT_ID=0123456789abcdef0123456789abcdef"; do
 			grep -aqx "$field" "$T/entry" || fail "crash $id: no $field at the collector"

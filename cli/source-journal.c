@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Journal files as a source of crashes (source.h): the entries of pstored
+ * (daemon/journal-fields.c), local or received by systemd-journal-remote,
+ * found by their MESSAGE_IDs through the journal's field index, never by
+ * reading every entry; of each the fields below are taken in one pass, and
+ * the log (PSTORE_DMESG) is decompressed whole only for the crash that show,
+ * dmesg or export asked for.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs-util.h"
+#include "store/journal-fields.h"
+#include "log.h"
+#include "parse-util.h"
+#include "sd-journal-dl.h"
+#include "source.h"
+#include "upload/export.h"
+#include "store/message-ids.h"
+#include "utf8-util.h"
+
+/*
+ * The log is decompressed only this far when listing (sd_journal_set_data_threshold()): the
+ * fields a listing reads are short, and the log, compressed, is most of each entry.
+ */
+#define LIST_DATA_THRESHOLD 4096
+
+typedef enum FieldAction {
+	FIELD_CRASH,	/* a string of crash.json */
+	FIELD_ANALYSIS, /* a string of crash.json's "analysis" */
+	FIELD_TIME,	/* crash.json's "time", decimal */
+	FIELD_RECORDS,	/* "records": [{"name": ...}], the names separated by spaces */
+	FIELD_LOG,	/* the export document's "dmesg", read for one crash only */
+} FieldAction;
+
+/* The journal fields of a crash (daemon/journal-fields.c) and the keys they carry. */
+static const struct {
+	const char *field;
+	const char *key;
+	FieldAction action;
+} crash_fields[] = {
+	{"PSTORE_CRASH_ID", "id", FIELD_CRASH},
+	{"PSTORE_KIND", "kind", FIELD_CRASH},
+	{"PSTORE_REASON", "reason", FIELD_CRASH},
+	{"PSTORE_DUMP_REASON", "pstore_reason", FIELD_CRASH},
+	{"PSTORE_BACKEND", "backend", FIELD_CRASH},
+	{"PSTORE_SEVERITY", "severity", FIELD_CRASH},
+	{"_BOOT_ID", "boot_id", FIELD_CRASH},
+	{"_MACHINE_ID", "machine_id", FIELD_CRASH},
+	{"_HOSTNAME", "hostname", FIELD_CRASH},
+	{"KERNEL_VERSION", "kernel_version", FIELD_ANALYSIS},
+	{"CRASH_SIGNATURE", "signature", FIELD_ANALYSIS},
+	{"CRASH_FUNCTION", "function", FIELD_ANALYSIS},
+	{"CRASH_MODULE", "module", FIELD_ANALYSIS},
+	{"CRASH_MESSAGE", "message", FIELD_ANALYSIS},
+	{"PSTORE_CRASH_TIMESTAMP", "time", FIELD_TIME},
+	{"PSTORE_RECORDS", "records", FIELD_RECORDS},
+	{JOURNAL_LOG_FIELD_NAME, "dmesg", FIELD_LOG},
+};
+
+static void journal_closep(sd_journal **j)
+{
+	if (*j)
+		sym_sd_journal_close(*j);
+}
+
+/* The value as a JSON string, invalid UTF-8 replaced; NULL on OOM. */
+static json_t *json_text(const char *v, size_t len)
+{
+	_cleanup_free_ char *text = utf8_sanitize(v, len, &len);
+
+	return text ? json_stringn_nocheck(text, len) : NULL;
+}
+
+static json_t *json_records(const char *v, size_t len)
+{
+	json_auto_t *records = json_array();
+
+	if (!records)
+		return NULL;
+	for (const char *end = v + len; v < end;) {
+		const char *space = memchr(v, ' ', end - v) ?: end;
+
+		if (json_array_append_new(records,
+					  json_pack("{s:o}", "name", json_text(v, space - v))) < 0)
+			return NULL;
+		v = space + 1;
+	}
+	return TAKE_PTR(records);
+}
+
+static json_t *json_time(const char *v, size_t len)
+{
+	char buf[24];
+	uint64_t t;
+
+	if (len >= sizeof(buf))
+		return json_integer(0);
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	return json_integer(parse_uint64(buf, &t) < 0 ? 0 : (json_int_t)t);
+}
+
+/* Puts the field "NAME=value" of an entry into crash (or analysis) if it is one of ours. */
+static int crash_add_field(json_t *crash, json_t *analysis, const char *data, size_t len,
+			   bool with_log)
+{
+	const char *eq = memchr(data, '=', len), *v;
+	size_t n, vlen;
+	json_t *value;
+
+	if (!eq)
+		return 0;
+	n = eq - data;
+	v = eq + 1;
+	vlen = len - n - 1;
+	for (size_t i = 0; i < ARRAY_SIZE(crash_fields); i++) {
+		if (strlen(crash_fields[i].field) != n ||
+		    memcmp(data, crash_fields[i].field, n) != 0)
+			continue;
+		switch (crash_fields[i].action) {
+		case FIELD_TIME:
+			value = json_time(v, vlen);
+			break;
+		case FIELD_RECORDS:
+			value = json_records(v, vlen);
+			break;
+		case FIELD_LOG:
+			if (!with_log)
+				return 0;
+			value = json_text(v, vlen);
+			break;
+		default:
+			value = json_text(v, vlen);
+		}
+		return json_object_set_new(crash_fields[i].action == FIELD_ANALYSIS ? analysis
+										    : crash,
+					   crash_fields[i].key, value) < 0
+			       ? -ENOMEM
+			       : 0;
+	}
+	return 0;
+}
+
+/*
+ * The crash of the current entry, as crash.json has it but for what does not travel, with
+ * the log as "dmesg" if with_log. Its fields in one pass: looking each up would read (and
+ * decompress) the entry once per field. -EBADMSG if it has no crash id.
+ */
+static int entry_crash(sd_journal *j, bool with_log, json_t **ret)
+{
+	json_auto_t *crash = json_pack("{s:[], s:I}", "records", "time", (json_int_t)0);
+	json_auto_t *analysis = json_object();
+	uint64_t archived_at = 0;
+	const void *data;
+	size_t len;
+	int r;
+
+	if (!crash || !analysis)
+		return -ENOMEM;
+	sym_sd_journal_restart_data(j);
+	while ((r = sym_sd_journal_enumerate_data(j, &data, &len)) > 0) {
+		r = crash_add_field(crash, analysis, data, len, with_log);
+		if (r < 0)
+			return r;
+	}
+	if (r < 0)
+		return r;
+	if (!store_crash_id_is_valid(json_string_value(json_object_get(crash, "id")) ?: ""))
+		return -EBADMSG;
+	(void)sym_sd_journal_get_realtime_usec(j, &archived_at);
+	if (json_object_set_new(crash, "archived_at", json_integer((json_int_t)archived_at)) < 0 ||
+	    json_object_set(crash, "analysis", analysis) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(crash);
+	return 0;
+}
+
+static int glob_error(const char *path, int error)
+{
+	log_warning_errno(error, "%s: %m; the journal files in it are not read (run as root?).",
+			  path);
+	return 0;
+}
+
+/* The journal files of -D (in DIR and its subdirectories, as journalctl -D reads) or --file. */
+static int find_journal_files(glob_t *g)
+{
+	static const char *const patterns[] = {"*.journal", "*.journal~", "*/*.journal",
+					       "*/*.journal~"};
+	_cleanup_close_ int fd = -1;
+	int r, flags = 0;
+
+	if (arg_journal_files) {
+		r = glob(arg_journal_files, GLOB_NOSORT, glob_error, g);
+		if (r == GLOB_NOMATCH)
+			return log_error_errno(ENOENT, "No journal file matches '%s'.",
+					       arg_journal_files);
+		return r == 0 ? 0 : log_oom();
+	}
+
+	/* glob() would take an unreadable directory for an empty one. */
+	fd = open(arg_journal_directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return log_error_errno(
+			errno, "Failed to read journal directory %s: %m%s", arg_journal_directory,
+			errno == EACCES ? " (run as root, or as a member of the group "
+					  "that owns the journal files)"
+					: "");
+	for (size_t i = 0; i < ARRAY_SIZE(patterns); i++) {
+		_cleanup_free_ char *p = NULL;
+
+		if (asprintf(&p, "%s/%s", arg_journal_directory, patterns[i]) < 0)
+			return log_oom();
+		r = glob(p, flags | GLOB_NOSORT, glob_error, g);
+		if (r != 0 && r != GLOB_NOMATCH)
+			return log_oom();
+		if (r == 0)
+			flags = GLOB_APPEND;
+	}
+	if (flags == 0)
+		return log_error_errno(ENOENT, "No journal files in %s.", arg_journal_directory);
+	return 0;
+}
+
+/*
+ * Opens the journal files of g. sd_journal_open_files() fails as a whole when
+ * one of them is not a journal file or is corrupt: then each is tried alone,
+ * the bad ones are named, and the rest are read.
+ */
+static int open_journal_files(glob_t *g, sd_journal **ret)
+{
+	_cleanup_free_ const char **good = NULL;
+	size_t n = 0;
+	int r;
+
+	r = sym_sd_journal_open_files(ret, (const char **)g->gl_pathv, 0);
+	if (r >= 0)
+		return 0;
+	good = calloc(g->gl_pathc + 1, sizeof(char *));
+	if (!good)
+		return log_oom();
+	for (size_t i = 0; i < g->gl_pathc; i++) {
+		const char *one[] = {g->gl_pathv[i], NULL};
+		sd_journal *j;
+
+		r = sym_sd_journal_open_files(&j, one, 0);
+		if (r < 0) {
+			log_warning_errno(r,
+					  "%s: not a journal file, or a corrupt one (%m): skipped.",
+					  g->gl_pathv[i]);
+			continue;
+		}
+		sym_sd_journal_close(j);
+		good[n++] = g->gl_pathv[i];
+	}
+	if (n == 0)
+		return log_error_errno(r, "No journal file could be read.");
+	r = sym_sd_journal_open_files(ret, good, 0);
+	if (r < 0)
+		return log_error_errno(r, "Failed to open the journal files: %m");
+	return 0;
+}
+
+static int open_journal(sd_journal **ret)
+{
+	_cleanup_(globfree) glob_t g = {};
+	int r;
+
+	r = dlopen_sd_journal();
+	if (r < 0)
+		return log_error_errno(r, "Failed to load libsystemd.so.0, which reading journal "
+					  "files needs: %m (install libsystemd0).");
+	if (arg_journal_local) {
+		r = sym_sd_journal_open(ret, SD_JOURNAL_LOCAL_ONLY);
+		if (r < 0)
+			return log_error_errno(r, "Failed to open the journal: %m");
+		return 0;
+	}
+	r = find_journal_files(&g);
+	if (r < 0)
+		return r;
+	return open_journal_files(&g, ret);
+}
+
+static int add_match(sd_journal *j, const char *field, const char *value)
+{
+	_cleanup_free_ char *m = NULL;
+
+	if (asprintf(&m, "%s=%s", field, value) < 0)
+		return -ENOMEM;
+	return sym_sd_journal_add_match(j, m, 0);
+}
+
+/* The entries of pstored's MESSAGE_IDs (one field, so any of them). */
+static int match_crashes(sd_journal *j)
+{
+	static const char *const ids[] = {PSTORED_MESSAGE_KERNEL_CRASH_STR,
+					  PSTORED_MESSAGE_HARDWARE_ERROR_STR,
+					  PSTORED_MESSAGE_PREVIOUS_BOOT_LOG_STR};
+	int r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++) {
+		r = add_match(j, "MESSAGE_ID", ids[i]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int journal_source_list(CrashListing *l)
+{
+	_cleanup_(journal_closep) sd_journal *j = NULL;
+	int r;
+
+	r = open_journal(&j);
+	if (r < 0)
+		return r;
+	r = match_crashes(j);
+	if (r >= 0)
+		r = sym_sd_journal_set_data_threshold(j, LIST_DATA_THRESHOLD);
+	if (r < 0)
+		return log_error_errno(r, "Failed to match the journal entries of crashes: %m");
+	for (;;) {
+		json_auto_t *crash = NULL;
+
+		r = sym_sd_journal_next(j);
+		if (r == 0)
+			return 0;
+		if (r < 0) {
+			/* A file corrupt in its middle: what came before is still good. */
+			log_warning_errno(r, "Failed to read the journal (%m): the crashes "
+					     "read up to here are listed.");
+			return 0;
+		}
+		r = entry_crash(j, false, &crash);
+		if (r == -ENOMEM)
+			return log_oom();
+		if (r < 0) /* an entry of some other program, or broken */
+			continue;
+		if (crash_listing_add(l, crash, NULL) < 0)
+			return log_oom();
+	}
+}
+
+int journal_source_open_crash(const CrashEntry *e, SourceCrash *c)
+{
+	_cleanup_(journal_closep) sd_journal *j = NULL;
+	int r;
+
+	r = open_journal(&j);
+	if (r < 0)
+		return r;
+	/* Two fields: both must match. The whole log, however large. */
+	r = add_match(j, "PSTORE_CRASH_ID", e->id);
+	if (r >= 0 && *e->machine_id)
+		r = add_match(j, "_MACHINE_ID", e->machine_id);
+	if (r >= 0)
+		r = sym_sd_journal_set_data_threshold(j, 0);
+	if (r < 0)
+		return log_error_errno(r, "Failed to look up crash %s in the journal: %m", e->id);
+
+	/* The newest entry of the crash, if it was sent more than once. */
+	while ((r = sym_sd_journal_next(j)) > 0) {
+		json_decref(c->document);
+		c->document = NULL;
+		r = entry_crash(j, true, &c->document);
+		if (r < 0)
+			break;
+	}
+	if (r >= 0 && !c->document)
+		r = -ENOENT;
+	if (r < 0)
+		return log_error_errno(r, "Failed to read crash %s from the journal: %m", e->id);
+	/* crash.json is the document without the log. */
+	c->crash = json_deep_copy(c->document);
+	if (!c->crash || json_object_set_new(c->document, "export_version",
+					     json_integer(UPLOAD_EXPORT_VERSION)) < 0)
+		return log_oom();
+	(void)json_object_del(c->crash, "dmesg");
+	c->id = strdup(e->id);
+	c->location = strdup(arg_journal_directory ?: arg_journal_files ?: "the journal");
+	if (!c->id || !c->location)
+		return log_oom();
+	return 0;
+}

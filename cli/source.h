@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * Where the verbs that read crashes (list, show, dmesg, export) find them,
+ * each verb written once for all:
+ *
+ *	store       the crash store of this machine (--store-dir=, the default)
+ *	journal     the entries pstored writes and the journal-remote target
+ *	            sends, matched by their MESSAGE_IDs (store/message-ids.h) in
+ *	            journal files: -D/--directory=DIR, --file=GLOB, or this
+ *	            machine's journal with --journal, as coredumpctl reads them
+ *	documents   a directory of the documents the http-json target sends
+ *	            (--documents=DIR), as a WebDAV server stores them
+ *
+ * A crash is the same JSON whatever its source: crash.json's keys, or as
+ * many of them as travelled; journal entries add "hostname" and all remote
+ * sources "machine_id". The functions below log what failed themselves.
+ */
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "macro.h"
+#include "store/store.h"
+
+typedef enum SourceType {
+	SOURCE_STORE,
+	SOURCE_JOURNAL,
+	SOURCE_DOCUMENTS,
+} SourceType;
+
+extern SourceType arg_source;
+extern const char *arg_journal_directory; /* -D */
+extern const char *arg_journal_files;	  /* --file=GLOB */
+extern bool arg_journal_local;		  /* --journal */
+extern const char *arg_documents_directory;
+
+/* The global options that choose the source (option ids from ARG_SOURCE_BASE up). */
+#define ARG_SOURCE_BASE 0x180
+enum {
+	ARG_SOURCE_FILE = ARG_SOURCE_BASE,
+	ARG_SOURCE_JOURNAL,
+	ARG_SOURCE_DOCUMENTS,
+};
+#define SOURCE_OPTIONS                                                                             \
+	{"directory", required_argument, NULL, 'D'},                                               \
+		{"file", required_argument, NULL, ARG_SOURCE_FILE},                                \
+		{"journal", no_argument, NULL, ARG_SOURCE_JOURNAL},                                \
+	{                                                                                          \
+		"documents", required_argument, NULL, ARG_SOURCE_DOCUMENTS                         \
+	}
+#define SOURCE_SHORTOPTS "D:"
+
+/* Takes a SOURCE_OPTIONS option: 1 if taken, <0 on error (logged), -ENOENT if not one of them. */
+int source_parse_option(int c, const char *arg);
+
+/* Refuses (logging why) a verb other than those above when another source was chosen. */
+int source_check_verb(const char *verb);
+
+/*
+ * A crash as list shows it. The strings are never NULL ("" when unknown) and
+ * live as long as the listing.
+ */
+typedef struct CrashEntry {
+	const char *id;
+	uint64_t time; /* µs since the epoch, 0 if unknown */
+	const char *kind;
+	const char *reason;
+	const char *kernel_version;
+	const char *signature;
+	const char *upload;	/* the store's upload state, "" elsewhere */
+	const char *headline;	/* the analysis message, else the function */
+	const char *machine_id; /* "" in the store: this machine */
+	const char *hostname;
+	const char *location; /* the document's file, "" in the other sources */
+	/* store_crash_summary() as compact JSON, not NUL-terminated; outside the store, only
+	 * made for --json. */
+	const char *summary;
+	size_t summary_len;
+} CrashEntry;
+
+typedef struct CrashListing CrashListing;
+
+/* Every crash of the source, oldest first (by time, then id). */
+int source_list(CrashListing **ret);
+size_t crash_listing_size(const CrashListing *l);
+const CrashEntry *crash_listing_entry(const CrashListing *l, size_t i);
+CrashListing *crash_listing_free(CrashListing *l);
+DEFINE_TRIVIAL_CLEANUP_FUNC(CrashListing *, crash_listing_free);
+
+/* The machine a crash comes from, in a word: its host name, else its machine id. */
+const char *crash_entry_host(const CrashEntry *e);
+
+/* One crash, found by its id or a unique prefix of it. */
+typedef struct SourceCrash {
+	char *id;
+	json_t *crash;	  /* crash.json, or what the source has of it */
+	char *location;	  /* where it is: the crash directory, or the document */
+	Store *store;	  /* the store source only */
+	json_t *document; /* the others: the export document, as much as there is */
+} SourceCrash;
+
+int source_open_crash(const char *prefix, SourceCrash **ret);
+SourceCrash *source_crash_free(SourceCrash *c);
+DEFINE_TRIVIAL_CLEANUP_FUNC(SourceCrash *, source_crash_free);
+
+/* The crash's kernel log, of at most max bytes (-EFBIG beyond), or -ENOENT if none. */
+int source_crash_dmesg(SourceCrash *c, size_t max, char **ret, size_t *ret_len);
+
+/* The export document (upload/export.h): as much of it as the source has. */
+int source_crash_export(SourceCrash *c, json_t **ret);
+
+/* The sources' own parts (source-*.c), used by source.c. */
+struct CrashListing {
+	CrashEntry *entries;
+	size_t n, allocated;
+	StoreListing *store; /* the store source: the entries point into it */
+	json_t *crashes;     /* the others: [{"summary", "text", "location"}] they point into */
+};
+
+int crash_listing_append(CrashListing *l, const CrashEntry *e);
+/*
+ * Adds the crash of a journal entry or a document (crash.json's keys, with
+ * "machine_id" and, from the journal, "hostname"); location is its file or NULL.
+ */
+int crash_listing_add(CrashListing *l, json_t *crash, const char *location);
+
+/* Each returns <0 after logging when nothing could be read at all. */
+int store_source_list(CrashListing *l);
+int store_source_open_crash(const char *prefix, SourceCrash *c);
+int journal_source_list(CrashListing *l);
+int journal_source_open_crash(const CrashEntry *e, SourceCrash *c);
+int documents_source_list(CrashListing *l);
+int documents_source_open_crash(const CrashEntry *e, SourceCrash *c);
