@@ -8,7 +8,6 @@
 
 #include "crash-util.h"
 #include "log.h"
-#include "pstorectl.h"
 
 int log_store_error(int r, const char *what)
 {
@@ -30,11 +29,11 @@ int log_store_error(int r, const char *what)
 	return log_error_errno(r, "%s: %m", what);
 }
 
-int open_store(bool writable, Store **ret)
+int open_store(const char *store_dir, bool writable, Store **ret)
 {
 	int r;
 
-	r = store_open(arg_store_dir, writable ? 0 : STORE_READONLY, ret);
+	r = store_open(store_dir, writable ? 0 : STORE_READONLY, ret);
 	if (r == -EPERM)
 		return log_error_errno(
 			r,
@@ -42,9 +41,9 @@ int open_store(bool writable, Store **ret)
 			"(or by the user running pstorectl) and not be writable by "
 			"group or others; fix it with 'chown root: %s' and 'chmod "
 			"go-w %s', see pstored-store(5).",
-			arg_store_dir, arg_store_dir, arg_store_dir);
+			store_dir, store_dir, store_dir);
 	if (r < 0)
-		return log_store_error(r, arg_store_dir);
+		return log_store_error(r, store_dir);
 	return 0;
 }
 
@@ -60,7 +59,7 @@ int resolve_crash_id(Store *s, const char *prefix, char **ret_id)
 		return log_error_errno(r,
 				       "No crash with id '%s' in %s: see 'pstorectl list' for the "
 				       "ids.",
-				       prefix, arg_store_dir);
+				       prefix, store_path(s));
 	if (r == -ENOTUNIQ) {
 		log_error("Crash id '%s' is ambiguous, it matches %zu crashes; give more of it:",
 			  prefix, json_array_size(matches));
@@ -74,16 +73,16 @@ int resolve_crash_id(Store *s, const char *prefix, char **ret_id)
 		return r;
 	}
 	if (r < 0)
-		return log_store_error(r, arg_store_dir);
+		return log_store_error(r, store_path(s));
 	return 0;
 }
 
-int open_crash(const char *prefix, Store **ret_store, char **ret_id)
+int open_crash(const char *store_dir, const char *prefix, Store **ret_store, char **ret_id)
 {
 	_cleanup_(store_freep) Store *s = NULL;
 	int r;
 
-	r = open_store(false, &s);
+	r = open_store(store_dir, false, &s);
 	if (r < 0)
 		return r;
 	r = resolve_crash_id(s, prefix, ret_id);

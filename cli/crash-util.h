@@ -16,17 +16,17 @@
 /* The group whose members may read the store, see pstorectl(1). */
 #define PSTORE_GROUP "pstore"
 
-/* Opens arg_store_dir (read-only unless writable); logs why not on failure. */
-int open_store(bool writable, Store **ret);
+/* Opens the store at store_dir (read-only unless writable); logs why not on failure. */
+int open_store(const char *store_dir, bool writable, Store **ret);
 
 /* Resolves an id or unique id prefix; logs the matches when it is ambiguous. */
 int resolve_crash_id(Store *s, const char *prefix, char **ret_id);
 
 /*
- * For the verbs on one crash: opens arg_store_dir read-only and resolves
- * PREFIX in it, as the two above; logs why not on failure.
+ * For the verbs on one crash: opens store_dir read-only and resolves
+ * prefix in it, as the two above; logs why not on failure.
  */
-int open_crash(const char *prefix, Store **ret_store, char **ret_id);
+int open_crash(const char *store_dir, const char *prefix, Store **ret_store, char **ret_id);
 
 /* Logs a failure to read something in the store, with the fix where there is one. */
 int log_store_error(int r, const char *what);

@@ -21,7 +21,7 @@ int verb_delete(int argc, char *argv[])
 
 	if (!ids || !deleted)
 		return log_oom();
-	r = open_store(true, &s);
+	r = open_store(arg_store_dir, true, &s);
 	if (r < 0)
 		return r;
 

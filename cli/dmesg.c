@@ -90,7 +90,7 @@ int verb_dmesg(int argc, char *argv[])
 				"redirect it to a file or a pipe, or leave --raw out to see it "
 				"on a terminal.");
 
-	r = open_crash(argv[1], &s, &id);
+	r = open_crash(arg_store_dir, argv[1], &s, &id);
 	if (r < 0)
 		return r;
 	r = store_crash_path(s, id, "dmesg.txt", &path);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * pstorectl export ID [--output=FILE]: the crash as one JSON document, raw
- * records included (see lib/store/export.h), pretty unless --json=short.
+ * records included (see lib/upload/export.h), pretty unless --json=short.
  */
 
 #include <errno.h>
@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "crash-util.h"
-#include "store/export.h"
 #include "log.h"
 #include "pstorectl.h"
-#include "upload-document.h"
 #include "upload-options.h"
-#include "upload-redactor.h"
+#include "upload/document.h"
+#include "upload/export.h"
+#include "upload/redact.h"
 
 static const char *arg_output;
 static bool arg_redacted;
@@ -48,7 +48,7 @@ const VerbOptions export_options = {export_option_table, "o:", handle_export_opt
  * The redaction rules of --target= (default: the first target; the
  * built-in rules when there is none), for --redacted.
  */
-static int load_redactor(Redactor **ret)
+static int load_redactor(UploadRedactor **ret)
 {
 	PstoredConfig *c = NULL;
 	const PstoredTarget *t;
@@ -103,24 +103,24 @@ int verb_export(int argc, char *argv[])
 	json_auto_t *doc = NULL;
 	int r;
 
-	r = open_crash(argv[1], &s, &id);
+	r = open_crash(arg_store_dir, argv[1], &s, &id);
 	if (r < 0)
 		return r;
 	if (arg_redacted) {
-		/* Exactly what a redacting target gets (daemon/upload-document.h). */
-		_cleanup_(redactor_freep) Redactor *redactor = NULL;
+		/* Exactly what a redacting target gets (lib/upload/document.h). */
+		_cleanup_(upload_redactor_freep) UploadRedactor *redactor = NULL;
 
 		r = load_redactor(&redactor);
 		if (r < 0)
 			return r;
 		r = upload_document_json_object(s, id, redactor, &doc);
 	} else
-		r = crash_export_json(s, id, &doc);
+		r = upload_export_json(s, id, &doc);
 	if (r == -EFBIG)
 		return log_error_errno(r,
 				       "Failed to export crash %s: a file of it is over %u MiB, "
 				       "not a pstore record: %m",
-				       id, CRASH_EXPORT_FILE_MAX >> 20);
+				       id, UPLOAD_EXPORT_FILE_MAX >> 20);
 	if (r < 0)
 		return log_store_error(r, id);
 

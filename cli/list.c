@@ -400,7 +400,7 @@ int verb_list(int argc, char *argv[])
 	/* A listing of 10,000 crashes is a megabyte: write it in a few calls, not 300. */
 	(void)setvbuf(stdout, stdout_buffer, _IOFBF, sizeof(stdout_buffer));
 
-	r = open_store(false, &s);
+	r = open_store(arg_store_dir, false, &s);
 	if (r < 0)
 		return r;
 	r = store_list_entries(s, &l);

@@ -181,7 +181,7 @@ int verb_show(int argc, char *argv[])
 	json_auto_t *crash = NULL;
 	int r;
 
-	r = open_crash(argv[1], &s, &id);
+	r = open_crash(arg_store_dir, argv[1], &s, &id);
 	if (r < 0)
 		return r;
 	r = store_load_crash(s, id, &crash);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * pstorectl status: the kernel side (is pstore mounted, which backend, its
- * parameters, records waiting, ERST) and the store side (crashes, size,
- * uploads waiting, the last archive run).
+ * parameters, records waiting, ERST), the store side (crashes, size, uploads
+ * waiting, the last archive run) and, in JSON, the effective configuration.
  */
 
 #include <dirent.h>
@@ -326,18 +326,14 @@ static int pstore_status(json_t **ret)
 }
 
 /*
- * The uploads, as pstored upload sees them: {"targets": [NAME...], "waiting": N,
- * "failed": N}, a crash counted once however many targets it waits for (or
- * failed at); or {"error"} when the configuration cannot be read.
+ * The configuration as pstored uses it: pstored_config_to_json() and its
+ * "warnings", or {"error"} when it cannot be loaded (then *ret_config is NULL).
  */
-static int upload_status(json_t *summaries, json_t **ret)
+static int config_status(PstoredConfig **ret_config, json_t **ret)
 {
+	_cleanup_(pstored_config_freep) PstoredConfig *config = NULL;
 	_cleanup_free_ char *error = NULL;
-	json_auto_t *v = NULL, *targets = NULL;
-	PstoredConfig *config = NULL;
-	json_int_t waiting = 0, failed = 0;
-	json_t *c;
-	size_t i;
+	json_auto_t *v = NULL, *warnings = NULL;
 	int r;
 
 	r = pstored_config_load(arg_config, NULL, &config, &error);
@@ -347,21 +343,52 @@ static int upload_status(json_t *summaries, json_t **ret)
 		v = json_pack("{s:s}", "error", error ?: strerror(-r));
 		if (!v)
 			return -ENOMEM;
+		*ret_config = NULL;
 		*ret = TAKE_PTR(v);
 		return 0;
 	}
 
-	targets = json_array();
-	if (!targets) {
-		pstored_config_free(config);
+	warnings = json_array();
+	if (!warnings)
 		return -ENOMEM;
-	}
-	for (size_t k = 0; k < config->n_targets; k++)
-		if (json_array_append_new(targets, json_string(config->targets[k].name)) < 0) {
-			pstored_config_free(config);
+	for (size_t i = 0; i < config->n_warnings; i++)
+		if (json_array_append_new(warnings, json_string(config->warnings[i])) < 0)
 			return -ENOMEM;
-		}
-	pstored_config_free(config);
+	r = pstored_config_to_json(config, &v);
+	if (r < 0)
+		return r;
+	if (json_object_set(v, "warnings", warnings) < 0)
+		return -ENOMEM;
+	*ret_config = TAKE_PTR(config);
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+/*
+ * The uploads to the targets of config, as pstored upload sees them:
+ * {"targets": [NAME...], "waiting": N, "failed": N}, a crash counted once
+ * however many targets it waits for (or failed at); or, without config, a
+ * copy of config_json, {"error"}.
+ */
+static int upload_status(const PstoredConfig *config, json_t *config_json, json_t *summaries,
+			 json_t **ret)
+{
+	json_auto_t *v = NULL, *targets = NULL;
+	json_int_t waiting = 0, failed = 0;
+	json_t *c;
+	size_t i;
+
+	if (!config) {
+		*ret = json_deep_copy(config_json);
+		return *ret ? 0 : -ENOMEM;
+	}
+
+	targets = json_array();
+	if (!targets)
+		return -ENOMEM;
+	for (size_t k = 0; k < config->n_targets; k++)
+		if (json_array_append_new(targets, json_string(config->targets[k].name)) < 0)
+			return -ENOMEM;
 
 	json_array_foreach(summaries, i, c) {
 		bool w = false, f = false;
@@ -389,8 +416,9 @@ static int upload_status(json_t *summaries, json_t **ret)
  * {"path", "crashes", "bytes", "upload", "last_archive"}, or {"path", "error"};
  * "last_archive" is last-archive.json, null if there is none, or {"result":
  * "unknown", "read_error", "read_errno"} if it cannot be read or parsed.
+ * "upload" is upload_status() of config and config_json.
  */
-static int store_status(json_t **ret)
+static int store_status(const PstoredConfig *config, json_t *config_json, json_t **ret)
 {
 	_cleanup_(store_freep) Store *s = NULL;
 	json_auto_t *v = NULL, *summaries = NULL, *last = NULL, *upload = NULL;
@@ -419,7 +447,7 @@ static int store_status(json_t **ret)
 	json_array_foreach(summaries, i, c)
 		bytes += json_integer_value(json_object_get(c, "stored_bytes"));
 
-	r = upload_status(summaries, &upload);
+	r = upload_status(config, config_json, summaries, &upload);
 	if (r < 0)
 		return r;
 	r = store_read_last_archive(s, &last);
@@ -627,18 +655,23 @@ static void print_store(json_t *st)
 
 int verb_status(int argc, char *argv[])
 {
-	json_auto_t *pstore = NULL, *store = NULL, *v = NULL;
+	_cleanup_(pstored_config_freep) PstoredConfig *config = NULL;
+	json_auto_t *pstore = NULL, *store = NULL, *config_json = NULL, *v = NULL;
 	int r;
 
 	r = pstore_status(&pstore);
 	if (r < 0)
 		return log_error_errno(r, "Failed to read the pstore status: %m");
-	r = store_status(&store);
+	r = config_status(&config, &config_json);
+	if (r < 0)
+		return log_oom();
+	r = store_status(config, config_json, &store);
 	if (r < 0)
 		return log_store_error(r, arg_store_dir);
 
 	if (arg_json != JSON_OFF) {
-		v = json_pack("{s:O, s:O}", "pstore", pstore, "store", store);
+		v = json_pack("{s:O, s:O, s:O}", "pstore", pstore, "store", store, "config",
+			      config_json);
 		if (!v)
 			return log_oom();
 		return print_json(v);

@@ -4,7 +4,7 @@
 /*
  * The options of "pstorectl upload" (--target=, --config=, --dmi-dir=,
  * --force), shared by pstorectl, which parses them, and the upload helper
- * it runs (upload-helper.c), which gets them back on its command line; the
+ * it runs (pstorectl-upload.c), which gets them back on its command line; the
  * first three also pick the redaction rules of "pstorectl export --redacted".
  */
 

@@ -4,7 +4,7 @@
  * crashes to the collectors now. The uploader and libcurl, with the few
  * dozen libraries it pulls in, would cost every pstorectl run 15 ms of
  * start-up, most of what "pstorectl list" takes: so pstorectl resolves the
- * crash ids and runs the upload helper (upload-helper.c) in its place.
+ * crash ids and runs the upload helper (pstorectl-upload.c) in its place.
  */
 
 #include <errno.h>
@@ -62,7 +62,7 @@ int verb_upload(int argc, char *argv[])
 
 	/* Ids are resolved here, with the messages of every other verb. */
 	if (argc > 1) {
-		r = open_store(false, &s);
+		r = open_store(arg_store_dir, false, &s);
 		if (r < 0)
 			goto finish;
 	}

@@ -48,7 +48,7 @@ int verb_vacuum(int argc, char *argv[])
 	limits = store_vacuum_limits_from_config(config);
 	pstored_config_free(config);
 
-	r = open_store(true, &s);
+	r = open_store(arg_store_dir, true, &s);
 	if (r < 0)
 		return r;
 	r = store_vacuum(s, &limits, now_usec(), &removed);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The journal entry of a crash, and finding it again for idempotent reruns:
- * what pstored archive does with journald. Apart from journal-fields.c, which
- * pstorectl links for its export document, so that pstorectl does not link
- * libsystemd.
+ * what pstored archive does with journald. The fields of the entry are in
+ * lib/store/journal-fields.c, which the uploader's journal-remote target sends
+ * as well, without libsystemd.
  */
 
 #include <assert.h>

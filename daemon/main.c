@@ -2,7 +2,7 @@
 /*
  * pstored: archive the kernel's pstore records at boot (see pstored(8)).
  *
- * "upload" is not done here: it runs pstored-upload (upload-helper.c), the
+ * "upload" is not done here: it runs pstored-upload (pstored-upload.c), the
  * one program of pstored that links libcurl and the thirty libraries it
  * pulls in, which would cost "pstored archive" at boot half of its start-up
  * and 4 MiB of memory for nothing.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The command line of pstored (see pstored(8)), shared by pstored itself
- * (main.c) and by pstored-upload (upload-helper.c), which "pstored upload"
+ * (main.c) and by pstored-upload (pstored-upload.c), which "pstored upload"
  * runs with the same command line: one set of options, parsed once into the
  * arg_ variables, and a verb table of each program's own.
  *

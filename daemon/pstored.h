@@ -5,7 +5,7 @@
  * pstored: the command line lives in pstored.c, the verb table in main.c;
  * each verb is one function in its own file, declared here. Options are
  * parsed once into the arg_ variables below. pstored-upload
- * (upload-helper.c) takes the same command line, with a verb table of its
+ * (pstored-upload.c) takes the same command line, with a verb table of its
  * own.
  */
 

@@ -4,7 +4,7 @@
  * (after network-online.target, and again from pstored-upload.timer). Sends
  * what is due, logs one line per crash and a summary, and exits; a crash
  * that could not be delivered stays queued for the next run. It is the verb
- * of pstored-upload (upload-helper.c), which pstored runs for it.
+ * of pstored-upload (pstored-upload.c), which pstored runs for it.
  */
 
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include "log.h"
 #include "macro.h"
 #include "pstored.h"
-#include "upload.h"
+#include "upload/upload.h"
 
 static void log_event(const UploadEvent *e, void *userdata)
 {

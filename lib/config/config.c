@@ -2,8 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -11,30 +9,21 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "config-value.h"
 #include "config.h"
 #include "fs-util.h"
 #include "macro.h"
-#include "parse-util.h"
-#include "time-util.h"
 
 /*
  * Syntax (a subset of systemd.syntax(7)): "[Section]" lines, "Key=Value"
  * lines, comment lines starting with '#' or ';', empty lines. Keys are
  * case-sensitive; the value is everything after the first '=', with
  * surrounding whitespace removed, ';' included; an empty value resets the
- * key to its default.
- *
- * libinih reads the structure (sections, assignments, comments) through
- * config_file_read_line(), which hands it one line at a time. That reader
- * also checks each line strictly and keeps the whole line, so that the
- * assignment handler takes the value from the file's own text: libinih
- * would cut it at " ;" (inline comments), at its line length limit (200
- * bytes in Debian's build), and would join indented lines to the previous
- * value; none of these is systemd's syntax. Leading whitespace is removed
- * before libinih sees a line, so it never joins lines.
+ * key to its default. Lines have no length limit, indented lines are lines
+ * of their own, and ':' does not separate a key from its value.
  */
 
-/* libinih keeps section names in 50 bytes (MAX_SECTION) and truncates. */
+/* Section names are at most 49 bytes, so target names at most 42. */
 #define SECTION_NAME_MAX 49
 #define TARGET_PREFIX "Target."
 #define TARGET_NAME_MAX (SECTION_NAME_MAX - (sizeof(TARGET_PREFIX) - 1))
@@ -56,113 +45,87 @@ static const char *const section_names[_SECTION_MAX] = {
 	[SECTION_TARGET] = "Target.NAME",
 };
 
-typedef enum ValueKind {
-	VALUE_BOOL,
-	VALUE_SIZE,	  /* bytes, > 0 */
-	VALUE_SIZE_LIMIT, /* bytes or "infinity" */
-	VALUE_COUNT_LIMIT,
-	VALUE_TIME_LIMIT,
-	VALUE_TIMEOUT, /* finite time span, > 0 */
-	VALUE_STORAGE,
-	VALUE_TARGET_TYPE,
-	VALUE_HTTP_METHOD,
-	VALUE_URL,
-	VALUE_PATH,
-	VALUE_REGEX_LIST,
-} ValueKind;
-
-typedef struct ConfigKey {
-	const char *name;
-	ValueKind kind;
-	size_t offset; /* in PstoredConfig or PstoredTarget */
+/* A key of a section: the type of its value, its field and its default. */
+typedef struct ConfigItem {
+	Section section;
+	const char *key;
+	const ConfigValueType *type;
+	size_t offset; /* in PstoredConfig, or in PstoredTarget for SECTION_TARGET */
 	const char *default_value;
-	bool zero_is_unlimited; /* limits: "0" means the same as "infinity" */
-} ConfigKey;
+} ConfigItem;
 
-static const ConfigKey archive_keys[] = {
-	{"Storage", VALUE_STORAGE, offsetof(PstoredConfig, storage), "both"},
-	{"Unlink", VALUE_BOOL, offsetof(PstoredConfig, unlink), "yes"},
-	{"KeepConsole", VALUE_BOOL, offsetof(PstoredConfig, keep_console), "yes"},
-	{"MaxRecordSize", VALUE_SIZE, offsetof(PstoredConfig, max_record_size), "1M"},
-	{"MaxParts", VALUE_COUNT_LIMIT, offsetof(PstoredConfig, max_parts), "1024"},
-	{"MaxLogSize", VALUE_SIZE, offsetof(PstoredConfig, max_log_size), "8M"},
-	{"MaxRecordsPerRun", VALUE_COUNT_LIMIT, offsetof(PstoredConfig, max_records_per_run),
-	 "4096"},
-	{"MaxBytesPerRun", VALUE_SIZE_LIMIT, offsetof(PstoredConfig, max_bytes_per_run), "64M"},
+/* A row of config_items; base is the struct that holds the field. */
+#define CONFIG_ITEM(section, base, key, type, field, default_value)                                \
+	{                                                                                          \
+		section, key, &config_value_##type, offsetof(base, field), default_value           \
+	}
+#define ARCHIVE(...) CONFIG_ITEM(SECTION_ARCHIVE, PstoredConfig, __VA_ARGS__)
+#define STORE(...) CONFIG_ITEM(SECTION_STORE, PstoredConfig, __VA_ARGS__)
+#define TARGET(...) CONFIG_ITEM(SECTION_TARGET, PstoredTarget, __VA_ARGS__)
+
+/* The keys of pstored.conf(5), in the order of their JSON form. */
+static const ConfigItem config_items[] = {
+	ARCHIVE("Storage", storage, storage, "both"),
+	ARCHIVE("Unlink", boolean, unlink, "yes"),
+	ARCHIVE("KeepConsole", boolean, keep_console, "yes"),
+	ARCHIVE("MaxRecordSize", size, max_record_size, "1M"),
+	ARCHIVE("MaxParts", count_limit, max_parts, "1024"),
+	ARCHIVE("MaxLogSize", size, max_log_size, "8M"),
+	ARCHIVE("MaxRecordsPerRun", count_limit, max_records_per_run, "4096"),
+	ARCHIVE("MaxBytesPerRun", size_limit, max_bytes_per_run, "64M"),
+
+	STORE("MaxAge", time_limit, max_age_usec, "infinity"),
+	STORE("MaxUse", size_limit_or_zero, max_use, "256M"),
+	STORE("MaxCrashes", count_limit_or_zero, max_crashes, "1000"),
+	STORE("KeepUnsent", boolean, keep_unsent, "yes"),
+
+	TARGET("Type", target_type, type, ""),
+	TARGET("URL", url, url, ""),
+	TARGET("Method", http_method, method, "PUT"),
+	TARGET("CAFile", path, ca_file, ""),
+	TARGET("ClientCertificate", path, client_certificate, ""),
+	TARGET("ClientKey", path, client_key, ""),
+	TARGET("TokenFile", path, token_file, ""),
+	TARGET("Timeout", timeout, timeout_usec, "30s"),
+	TARGET("MaxPerDay", count_limit, max_per_day, "32"),
+	TARGET("MaxBytesPerDay", size_limit, max_bytes_per_day, "24M"),
+	TARGET("MaxDocumentSize", size_limit, max_document_size, "4M"),
+	TARGET("Redact", boolean, redact, "yes"),
+	TARGET("RedactRegex", regex_list, redact_regex, ""),
+	TARGET("AllowInsecureCredentials", boolean, allow_insecure_credentials, "no"),
 };
 
-static const ConfigKey store_keys[] = {
-	{"MaxAge", VALUE_TIME_LIMIT, offsetof(PstoredConfig, max_age_usec), "infinity", true},
-	{"MaxUse", VALUE_SIZE_LIMIT, offsetof(PstoredConfig, max_use), "256M", true},
-	{"MaxCrashes", VALUE_COUNT_LIMIT, offsetof(PstoredConfig, max_crashes), "1000", true},
-	{"KeepUnsent", VALUE_BOOL, offsetof(PstoredConfig, keep_unsent), "yes"},
-};
-
-static const ConfigKey target_keys[] = {
-	{"Type", VALUE_TARGET_TYPE, offsetof(PstoredTarget, type), ""},
-	{"URL", VALUE_URL, offsetof(PstoredTarget, url), ""},
-	{"Method", VALUE_HTTP_METHOD, offsetof(PstoredTarget, method), "PUT"},
-	{"CAFile", VALUE_PATH, offsetof(PstoredTarget, ca_file), ""},
-	{"ClientCertificate", VALUE_PATH, offsetof(PstoredTarget, client_certificate), ""},
-	{"ClientKey", VALUE_PATH, offsetof(PstoredTarget, client_key), ""},
-	{"TokenFile", VALUE_PATH, offsetof(PstoredTarget, token_file), ""},
-	{"Timeout", VALUE_TIMEOUT, offsetof(PstoredTarget, timeout_usec), "30s"},
-	{"MaxPerDay", VALUE_COUNT_LIMIT, offsetof(PstoredTarget, max_per_day), "32"},
-	{"MaxBytesPerDay", VALUE_SIZE_LIMIT, offsetof(PstoredTarget, max_bytes_per_day), "24M"},
-	{"MaxDocumentSize", VALUE_SIZE_LIMIT, offsetof(PstoredTarget, max_document_size), "4M"},
-	{"Redact", VALUE_BOOL, offsetof(PstoredTarget, redact), "yes"},
-	{"RedactRegex", VALUE_REGEX_LIST, offsetof(PstoredTarget, redact_regex), ""},
-	{"AllowInsecureCredentials", VALUE_BOOL,
-	 offsetof(PstoredTarget, allow_insecure_credentials), "no"},
-};
-
-static const struct {
-	const ConfigKey *keys;
-	size_t n_keys;
-} section_keys[_SECTION_MAX] = {
-	[SECTION_ARCHIVE] = {archive_keys, ARRAY_SIZE(archive_keys)},
-	[SECTION_STORE] = {store_keys, ARRAY_SIZE(store_keys)},
-	[SECTION_TARGET] = {target_keys, ARRAY_SIZE(target_keys)},
-};
-
-static const char *const storage_names[] = {
-	[PSTORED_STORAGE_BOTH] = "both",
-	[PSTORED_STORAGE_STORE] = "store",
-	[PSTORED_STORAGE_JOURNAL] = "journal",
-	[PSTORED_STORAGE_NONE] = "none",
-};
-
-static const char *const target_type_names[] = {
-	[PSTORED_TARGET_JOURNAL_REMOTE] = "journal-remote",
-	[PSTORED_TARGET_HTTP_JSON] = "http-json",
-};
-
-static const char *const http_method_names[] = {
-	[PSTORED_HTTP_PUT] = "PUT",
-	[PSTORED_HTTP_POST] = "POST",
-};
-
-DEFINE_STRING_TABLE_TO_STRING(pstored_storage, PstoredStorage, storage_names, _PSTORED_STORAGE_MAX)
-DEFINE_STRING_TABLE_TO_STRING(pstored_target_type, PstoredTargetType, target_type_names,
-			      _PSTORED_TARGET_TYPE_MAX)
-DEFINE_STRING_TABLE_TO_STRING(pstored_http_method, PstoredHttpMethod, http_method_names,
-			      _PSTORED_HTTP_METHOD_MAX)
-
-static int string_table_lookup(const char *const *table, size_t n, const char *s)
+/* The key of that name in that section, or NULL. */
+static const ConfigItem *config_item_find(Section section, const char *key)
 {
-	for (size_t i = 0; i < n; i++)
-		if (table[i] && streq(table[i], s))
-			return (int)i;
-	return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(config_items); i++)
+		if (config_items[i].section == section && streq(config_items[i].key, key))
+			return &config_items[i];
+	return NULL;
 }
 
-static void strv_free(char **l)
+/* Parses value into the field of item in base, see ConfigValueType.parse. */
+static int config_item_assign(const ConfigItem *item, void *base, const char *value,
+			      char **ret_detail)
 {
-	if (!l)
-		return;
-	for (char **p = l; *p; p++)
-		free(*p);
-	free(l);
+	return item->type->parse(value, (char *)base + item->offset, ret_detail);
+}
+
+/* Sets the keys of a section (base: the configuration or the target) to their defaults. */
+static int config_section_apply_defaults(Section section, void *base)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_items); i++) {
+		_cleanup_free_ char *detail = NULL;
+		int r;
+
+		if (config_items[i].section != section)
+			continue;
+		r = config_item_assign(&config_items[i], base, config_items[i].default_value,
+				       &detail);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 static void target_done(PstoredTarget *t)
@@ -173,7 +136,7 @@ static void target_done(PstoredTarget *t)
 	free(t->client_certificate);
 	free(t->client_key);
 	free(t->token_file);
-	strv_free(t->redact_regex);
+	config_strv_free(t->redact_regex);
 }
 
 PstoredConfig *pstored_config_free(PstoredConfig *c)
@@ -198,364 +161,6 @@ const PstoredTarget *pstored_config_find_target(const PstoredConfig *c, const ch
 	return NULL;
 }
 
-/* What a value of each kind looks like, for error messages. */
-static const char *value_kind_expected(const ConfigKey *k)
-{
-	switch (k->kind) {
-	case VALUE_BOOL:
-		return "expected yes or no (also true/false, on/off, 1/0)";
-	case VALUE_SIZE:
-		return "expected a size in bytes greater than 0, like 512K or 1M (K, M, G, T are "
-		       "powers of 1024)";
-	case VALUE_SIZE_LIMIT:
-		return k->zero_is_unlimited
-			       ? "expected a size like 256M (K, M, G, T are powers of "
-				 "1024), or 0 or infinity for no limit"
-			       : "expected a size greater than 0 like 4M (K, M, G, T are "
-				 "powers of 1024), or infinity for no limit";
-	case VALUE_COUNT_LIMIT:
-		return k->zero_is_unlimited
-			       ? "expected a number, or 0 or infinity for no limit"
-			       : "expected a number greater than 0, or infinity for no limit";
-	case VALUE_TIME_LIMIT:
-		return "expected a time span like 30d or 12h (units us, ms, s, min, h, d, w, M, "
-		       "y), "
-		       "or 0 or infinity for no limit";
-	case VALUE_TIMEOUT:
-		return "expected a time span greater than 0 like 30s or 2min (units us, ms, s, "
-		       "min, "
-		       "h, d, w)";
-	case VALUE_STORAGE:
-		return "expected both, store, journal or none";
-	case VALUE_TARGET_TYPE:
-		return "expected journal-remote or http-json";
-	case VALUE_HTTP_METHOD:
-		return "expected PUT or POST";
-	case VALUE_URL:
-		return "expected an http:// or https:// URL";
-	case VALUE_PATH:
-		return "expected an absolute path";
-	case VALUE_REGEX_LIST:
-		return "expected a POSIX extended regular expression (regex(7))";
-	}
-	return "invalid value";
-}
-
-static bool has_control_chars(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < ' ' || *s == 0x7f)
-			return true;
-	return false;
-}
-
-static int parse_limit(const ConfigKey *k, const char *value, uint64_t *ret)
-{
-	uint64_t v;
-	int r;
-
-	if (streq(value, "infinity")) {
-		*ret = PSTORED_CONFIG_UNLIMITED;
-		return 0;
-	}
-	switch (k->kind) {
-	case VALUE_SIZE:
-	case VALUE_SIZE_LIMIT:
-		r = parse_size(value, &v);
-		break;
-	case VALUE_COUNT_LIMIT:
-		r = parse_uint64(value, &v);
-		break;
-	default:
-		r = parse_timespan(value, USEC_PER_SEC, &v);
-		break;
-	}
-	if (r < 0)
-		return r;
-	/* Values must fit in JSON integers (int64) and leave UINT64_MAX for "no limit". */
-	if (v > INT64_MAX)
-		return -ERANGE;
-	if (v == 0) {
-		if (!k->zero_is_unlimited)
-			return -EINVAL;
-		v = PSTORED_CONFIG_UNLIMITED;
-	}
-	*ret = v;
-	return 0;
-}
-
-/*
- * glibc's regcomp() copies the operand of a bounded repetition once per count,
- * so nested intervals multiply: "((a{100}){100}){100}" is a million copies and
- * gigabytes of memory; stacked '+' ("a+++...") double each time. This
- * estimates the size of the expression with its repetitions expanded, so that
- * such an expression is refused instead.
- */
-#define REGEX_EXPANDED_MAX 10000
-#define REGEX_DEPTH_MAX 32
-
-static const char *const regex_too_large = "the expression is too large once its repetitions "
-					   "are expanded (nested {m,n} counts multiply); "
-					   "simplify it";
-static const char *const regex_adjacent = "adjacent repetition operators (like 'a*+' or "
-					  "'a+{2}') are undefined in POSIX extended regular "
-					  "expressions";
-
-/* Returns NULL if re can be handed to regcomp(), else why not. */
-static const char *regex_check_size(const char *re)
-{
-	uint64_t total[REGEX_DEPTH_MAX + 1] = {}, last[REGEX_DEPTH_MAX + 1] = {};
-	size_t depth = 0;
-	bool after_repetition = false;
-
-	for (const char *p = re; *p; p++) {
-		uint64_t atom = 1;
-		bool repetition = *p == '*' || *p == '+' || *p == '?' || *p == '{';
-
-		/* Stacked repetitions also make glibc's matcher take exponential time. */
-		if (repetition && after_repetition)
-			return regex_adjacent;
-		after_repetition = false;
-
-		switch (*p) {
-		case '\\':
-			if (p[1])
-				p++;
-			break;
-		case '[': /* a bracket expression is one atom: "[]a]", "[^]a]", "[[:digit:]]" */
-			p++;
-			if (*p == '^')
-				p++;
-			if (*p == ']')
-				p++;
-			while (*p && *p != ']') {
-				if (*p == '[' && p[1] && strchr(":.=", p[1])) {
-					char c = p[1];
-
-					for (p += 2; *p && !(*p == c && p[1] == ']'); p++)
-						;
-					if (*p)
-						p++;
-				}
-				if (*p)
-					p++;
-			}
-			if (!*p)
-				return NULL; /* unterminated: regcomp() refuses it */
-			break;
-		case '(':
-			if (depth >= REGEX_DEPTH_MAX)
-				return regex_too_large;
-			depth++;
-			total[depth] = last[depth] = 0;
-			continue;
-		case ')':
-			if (depth == 0)
-				break;
-			atom = MAX(total[depth], 1);
-			depth--;
-			break;
-		case '{': {
-			uint64_t m = 0, n;
-			const char *q = p + 1;
-
-			while (*q >= '0' && *q <= '9' && m <= REGEX_EXPANDED_MAX)
-				m = m * 10 + (uint64_t)(*q++ - '0');
-			n = m;
-			if (*q == ',') {
-				q++;
-				if (*q >= '0' && *q <= '9')
-					for (n = 0;
-					     *q >= '0' && *q <= '9' && n <= REGEX_EXPANDED_MAX;)
-						n = n * 10 + (uint64_t)(*q++ - '0');
-				else
-					n = m + 1; /* "{m,}": m copies and a star */
-			}
-			if (*q != '}')
-				break; /* not an interval */
-			after_repetition = true;
-			n = MAX(MIN(n, REGEX_EXPANDED_MAX + 1), 1);
-			total[depth] += last[depth] * (n - 1);
-			last[depth] *= n;
-			if (total[depth] > REGEX_EXPANDED_MAX)
-				return regex_too_large;
-			p = q;
-			continue;
-		}
-		case '+': /* "a+" is compiled as "aa*": one more copy, which "a++" doubles */
-			total[depth] += last[depth];
-			last[depth] *= 2;
-			after_repetition = true;
-			if (total[depth] > REGEX_EXPANDED_MAX)
-				return regex_too_large;
-			continue;
-		case '*':
-		case '?':
-			after_repetition = true;
-			continue;
-		case '|':
-		case '^':
-		case '$':
-			continue;
-		}
-		total[depth] += atom;
-		last[depth] = atom;
-		if (total[depth] > REGEX_EXPANDED_MAX)
-			return regex_too_large;
-	}
-	return NULL;
-}
-
-/*
- * Parses value into the field of k in base. On failure returns -EINVAL or
- * -ERANGE, and may set *ret_detail to a more precise reason (owned by the
- * caller) than value_kind_expected().
- */
-static int config_key_assign(const ConfigKey *k, void *base, const char *value, char **ret_detail)
-{
-	void *field = (char *)base + k->offset;
-	int r;
-
-	switch (k->kind) {
-	case VALUE_BOOL:
-		return parse_boolean(value, field);
-
-	case VALUE_SIZE:
-		if (streq(value, "infinity"))
-			return -EINVAL;
-		return parse_limit(k, value, field);
-	case VALUE_SIZE_LIMIT:
-	case VALUE_COUNT_LIMIT:
-	case VALUE_TIME_LIMIT:
-		return parse_limit(k, value, field);
-
-	case VALUE_TIMEOUT: {
-		uint64_t v;
-
-		r = parse_timespan(value, USEC_PER_SEC, &v);
-		if (r < 0)
-			return r;
-		if (v == 0 || v == USEC_INFINITY || v > INT64_MAX)
-			return -EINVAL;
-		*(uint64_t *)field = v;
-		return 0;
-	}
-
-	case VALUE_STORAGE:
-		r = string_table_lookup(storage_names, ARRAY_SIZE(storage_names), value);
-		if (r < 0)
-			return r;
-		*(PstoredStorage *)field = (PstoredStorage)r;
-		return 0;
-
-	case VALUE_TARGET_TYPE:
-		if (value[0] == '\0') {
-			*(PstoredTargetType *)field = _PSTORED_TARGET_TYPE_INVALID;
-			return 0;
-		}
-		r = string_table_lookup(target_type_names, ARRAY_SIZE(target_type_names), value);
-		if (r < 0)
-			return r;
-		*(PstoredTargetType *)field = (PstoredTargetType)r;
-		return 0;
-
-	case VALUE_HTTP_METHOD:
-		r = string_table_lookup(http_method_names, ARRAY_SIZE(http_method_names), value);
-		if (r < 0)
-			return r;
-		*(PstoredHttpMethod *)field = (PstoredHttpMethod)r;
-		return 0;
-
-	case VALUE_URL:
-	case VALUE_PATH: {
-		char **s = field;
-		char *copy = NULL;
-
-		if (value[0] != '\0') {
-			if (has_control_chars(value) ||
-			    (k->kind == VALUE_URL && strchr(value, ' ')))
-				return -EINVAL;
-			if (k->kind == VALUE_PATH && value[0] != '/')
-				return -EINVAL;
-			if (k->kind == VALUE_URL) {
-				const char *host;
-
-				if (strneq(value, "https://", 8))
-					host = value + 8;
-				else if (strneq(value, "http://", 7))
-					host = value + 7;
-				else
-					return -EINVAL;
-				if (host[0] == '\0' || host[0] == '/')
-					return -EINVAL;
-			}
-			copy = strdup(value);
-			if (!copy)
-				return -ENOMEM;
-		}
-		free(*s);
-		*s = copy;
-		return 0;
-	}
-
-	case VALUE_REGEX_LIST: {
-		char ***list = field;
-		const char *why;
-		size_t n = 0;
-		char **l;
-		regex_t re;
-
-		if (value[0] == '\0') {
-			strv_free(*list);
-			l = calloc(1, sizeof(char *));
-			if (!l)
-				return -ENOMEM;
-			*list = l;
-			return 0;
-		}
-
-		why = regex_check_size(value);
-		if (why) {
-			*ret_detail = strdup(why);
-			return -EINVAL;
-		}
-		r = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
-		if (r != 0) {
-			char buf[256];
-
-			regerror(r, &re, buf, sizeof(buf));
-			if (asprintf(ret_detail, "%s (regex(7))", buf) < 0)
-				*ret_detail = NULL;
-			return -EINVAL;
-		}
-		regfree(&re);
-
-		while ((*list)[n])
-			n++;
-		l = realloc(*list, (n + 2) * sizeof(char *));
-		if (!l)
-			return -ENOMEM;
-		*list = l;
-		l[n] = strdup(value);
-		if (!l[n])
-			return -ENOMEM;
-		l[n + 1] = NULL;
-		return 0;
-	}
-	}
-	return -EINVAL;
-}
-
-static int config_keys_apply_defaults(const ConfigKey *keys, size_t n, void *base)
-{
-	for (size_t i = 0; i < n; i++) {
-		int r = config_key_assign(&keys[i], base, keys[i].default_value, NULL);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 /* The count of the regex list of a target, kept next to the NULL-terminated list. */
 static void target_update_counts(PstoredTarget *t)
 {
@@ -572,10 +177,10 @@ int pstored_config_new_default(PstoredConfig **ret)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	r = config_keys_apply_defaults(archive_keys, ARRAY_SIZE(archive_keys), c);
+	r = config_section_apply_defaults(SECTION_ARCHIVE, c);
 	if (r < 0)
 		return r;
-	r = config_keys_apply_defaults(store_keys, ARRAY_SIZE(store_keys), c);
+	r = config_section_apply_defaults(SECTION_STORE, c);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(c);
@@ -601,19 +206,15 @@ typedef struct ConfigLoader {
 	char *error;	       /* why the load failed */
 } ConfigLoader;
 
-/* State of one file, while libinih reads it. */
+/* State of one file, while it is read. */
 typedef struct ConfigFile {
 	ConfigLoader *loader;
 	const char *path;
 	FILE *f;
 	unsigned line;
-	char *buf; /* the current line, from getline() */
-	size_t buf_size;
-	const char *key; /* of the current assignment, NUL-terminated in buf */
-	const char *value;
 	Section section;
-	size_t target; /* index of the current [Target.NAME] */
-	int r;	       /* -ENOMEM: stop */
+	char section_name[SECTION_NAME_MAX + 1]; /* as written, when section is known */
+	size_t target;				 /* index of the current [Target.NAME] */
 } ConfigFile;
 
 static void loader_done(ConfigLoader *l)
@@ -677,7 +278,7 @@ _printf_(4, 5) static int loader_warn(ConfigLoader *l, const char *path, const c
  * Adds a warning about the current line of f: "PATH:LINE: message; done",
  * done being what happens instead (NULL: "line ignored"). In a [Target.NAME]
  * section the target is disabled too, and the warning says so. Returns 0, or
- * -ENOMEM (also in f->r).
+ * -ENOMEM.
  */
 _printf_(3, 4) static int config_file_warn(ConfigFile *f, const char *done, const char *format, ...)
 {
@@ -690,7 +291,7 @@ _printf_(3, 4) static int config_file_warn(ConfigFile *f, const char *done, cons
 		if (asprintf(&disabled, "%s%s[Target.%s] disabled", done ?: "", done ? ", " : "",
 			     f->loader->config->targets[f->target].name) < 0) {
 			disabled = NULL;
-			return f->r = -ENOMEM;
+			return -ENOMEM;
 		}
 		done = disabled;
 	}
@@ -698,9 +299,7 @@ _printf_(3, 4) static int config_file_warn(ConfigFile *f, const char *done, cons
 	va_start(ap, format);
 	r = loader_warnv(f->loader, f->path, f->line, done ?: "line ignored", format, ap);
 	va_end(ap);
-	if (r < 0)
-		return f->r = r;
-	return 0;
+	return r;
 }
 
 static int loader_add_target(ConfigFile *f, const char *name, size_t *ret)
@@ -735,7 +334,7 @@ static int loader_add_target(ConfigFile *f, const char *name, size_t *ret)
 	origins[n].path = strdup(f->path);
 	if (!t->name || !origins[n].path)
 		return -ENOMEM;
-	r = config_keys_apply_defaults(target_keys, ARRAY_SIZE(target_keys), t);
+	r = config_section_apply_defaults(SECTION_TARGET, t);
 	if (r < 0)
 		return r;
 	target_update_counts(t);
@@ -767,6 +366,7 @@ static void strip_trailing_space(char *s, size_t *len)
 static int config_file_begin_section(ConfigFile *f, char *s, size_t len)
 {
 	const char *name;
+	Section section;
 	int r;
 
 	/* Whatever the header meant, the lines under it belong to no section known so far. */
@@ -780,15 +380,11 @@ static int config_file_begin_section(ConfigFile *f, char *s, size_t len)
 	s[len - 1] = '\0';
 	name = s + 1;
 
-	if (streq(name, "Archive")) {
-		f->section = SECTION_ARCHIVE;
-		return 1;
-	}
-	if (streq(name, "Store")) {
-		f->section = SECTION_STORE;
-		return 1;
-	}
-	if (strneq(name, TARGET_PREFIX, strlen(TARGET_PREFIX))) {
+	if (streq(name, "Archive"))
+		section = SECTION_ARCHIVE;
+	else if (streq(name, "Store"))
+		section = SECTION_STORE;
+	else if (strneq(name, TARGET_PREFIX, strlen(TARGET_PREFIX))) {
 		const char *t = name + strlen(TARGET_PREFIX);
 		size_t tlen = strlen(t);
 
@@ -805,21 +401,27 @@ static int config_file_begin_section(ConfigFile *f, char *s, size_t len)
 							name);
 		r = loader_add_target(f, t, &f->target);
 		if (r < 0)
-			return f->r = r;
-		f->section = SECTION_TARGET;
-		return 1;
-	}
-	return config_file_warn(f, "section ignored",
-				"unknown section [%s] (known sections: [Archive], [Store], "
-				"[Target.NAME])",
-				name);
+			return r;
+		section = SECTION_TARGET;
+	} else
+		return config_file_warn(f, "section ignored",
+					"unknown section [%s] (known sections: [Archive], [Store], "
+					"[Target.NAME])",
+					name);
+
+	/* Not longer than SECTION_NAME_MAX: the name is one of those checked above. */
+	strcpy(f->section_name, name);
+	f->section = section;
+	return 1;
 }
 
 /*
  * Checks a "Key=Value" line (without surrounding whitespace) and splits it in
- * place. Returns 1, 0 when the line is to be ignored (warned), or -ENOMEM.
+ * place into *ret_key and *ret_value. Returns 1, 0 when the line is to be
+ * ignored (warned), or -ENOMEM.
  */
-static int config_file_begin_assignment(ConfigFile *f, char *s)
+static int config_file_split_assignment(ConfigFile *f, char *s, const char **ret_key,
+					const char **ret_value)
 {
 	char *eq = strchr(s, '='), *key_end, *value;
 	size_t key_len;
@@ -853,138 +455,56 @@ static int config_file_begin_assignment(ConfigFile *f, char *s)
 					"key '%s' outside of any section: put it under "
 					"[Archive], [Store] or [Target.NAME]",
 					s);
-	f->key = s;
-	f->value = value;
+	*ret_key = s;
+	*ret_value = value;
 	return 1;
 }
 
-/*
- * The ini_reader given to libinih, fgets() style: stores the next line
- * into str (at most num - 1 bytes and a NUL), or returns NULL at the end of
- * the file, after a read error (warned) or when out of memory (f->r). A
- * line that is ignored reaches libinih as an empty line.
- */
-static char *config_file_read_line(char *str, int num, void *stream)
-{
-	ConfigFile *f = stream;
-	ssize_t n;
-	size_t len, copy;
-	char *s;
-	int r = 1;
-
-	if (f->r < 0 || num < 3)
-		return NULL;
-
-	errno = 0;
-	n = getline(&f->buf, &f->buf_size, f->f);
-	if (n < 0) {
-		if (ferror(f->f))
-			(void)config_file_warn(f, "rest of the file ignored", "cannot read: %s",
-					       strerror(errno));
-		return NULL;
-	}
-	f->line++;
-	f->key = f->value = NULL;
-	len = (size_t)n;
-	if (memchr(f->buf, '\0', len)) {
-		(void)config_file_warn(f, "rest of the file ignored",
-				       "line contains a NUL byte: this is not a text file");
-		return NULL;
-	}
-
-	s = f->buf;
-	if (f->line == 1 && strneq(s, "\xef\xbb\xbf", 3)) /* UTF-8 byte order mark */
-		s += 3;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	len = strlen(s);
-	strip_trailing_space(s, &len);
-
-	/* libinih gets the line before config_file_begin_*() cut it up. */
-	copy = MIN(len, (size_t)num - 2);
-	memcpy(str, s, copy);
-	str[copy] = '\n';
-	str[copy + 1] = '\0';
-
-	if (len == 0 || s[0] == '#' || s[0] == ';')
-		return str;
-	if (s[0] == '[')
-		r = config_file_begin_section(f, s, len);
-	else
-		r = config_file_begin_assignment(f, s);
-	if (r < 0)
-		return NULL;
-	if (r == 0)
-		strcpy(str, "\n");
-	return str;
-}
-
-static const ConfigKey *config_key_find(Section section, const char *name)
-{
-	for (size_t i = 0; i < section_keys[section].n_keys; i++)
-		if (streq(section_keys[section].keys[i].name, name))
-			return &section_keys[section].keys[i];
-	return NULL;
-}
-
-static int config_file_unknown_key(ConfigFile *f, const char *section)
+static int config_file_unknown_key(ConfigFile *f, const char *key)
 {
 	for (Section s = SECTION_ARCHIVE; s < _SECTION_MAX; s++)
-		if (s != f->section && config_key_find(s, f->key))
+		if (s != f->section && config_item_find(s, key))
 			return config_file_warn(f, NULL,
 						"unknown key '%s' in section [%s] (%s= belongs "
 						"in section [%s])",
-						f->key, section, f->key, section_names[s]);
-	return config_file_warn(f, NULL, "unknown key '%s' in section [%s]", f->key, section);
+						key, f->section_name, key, section_names[s]);
+	return config_file_warn(f, NULL, "unknown key '%s' in section [%s]", key, f->section_name);
 }
 
-/*
- * The ini_handler: libinih found an assignment; its key and value are in f.
- * Returns 0 (an error to libinih) only when out of memory.
- */
-static int config_file_handle_assignment(void *user, const char *section, const char *name,
-					 const char *value)
+/* Sets key of the current section to value. Returns 0, or -ENOMEM. */
+static int config_file_assign(ConfigFile *f, const char *name, const char *value)
 {
-	ConfigFile *f = user;
 	_cleanup_free_ char *detail = NULL, *done = NULL;
-	const ConfigKey *k;
+	const char *section = f->section_name;
+	const ConfigItem *k;
 	void *base;
 	int r;
 
-	if (f->r < 0)
-		return 0;
-	if (!f->key || !streq(f->key, name))
-		return config_file_warn(f, NULL, "syntax error: expected 'Key=Value'") >= 0;
-
-	k = config_key_find(f->section, name);
+	k = config_item_find(f->section, name);
 	if (!k)
-		return config_file_unknown_key(f, section) >= 0;
+		return config_file_unknown_key(f, name);
 
 	if (f->section == SECTION_TARGET) {
 		TargetOrigin *o = &f->loader->origins[f->target];
 
 		base = &f->loader->config->targets[f->target];
-		if (k->kind == VALUE_HTTP_METHOD) {
+		if (k->type == &config_value_http_method) {
 			free(o->method_path);
 			o->method_path = strdup(f->path);
-			if (!o->method_path) {
-				f->r = -ENOMEM;
-				return 0;
-			}
-			o->method_line = f->value[0] ? f->line : 0;
+			if (!o->method_path)
+				return -ENOMEM;
+			o->method_line = value[0] ? f->line : 0;
 		}
 	} else
 		base = f->loader->config;
 
-	r = config_key_assign(k, base, f->value[0] ? f->value : k->default_value, &detail);
-	if (r == -ENOMEM) {
-		f->r = r;
-		return 0;
-	}
+	r = config_item_assign(k, base, value[0] ? value : k->default_value, &detail);
+	if (r == -ENOMEM)
+		return r;
 	if (r >= 0) {
 		if (f->section == SECTION_TARGET)
 			target_update_counts(base);
-		return 1;
+		return 0;
 	}
 
 	/* [Archive] and [Store] keys all have defaults; a target is disabled instead. */
@@ -992,16 +512,71 @@ static int config_file_handle_assignment(void *user, const char *section, const 
 	    asprintf(&done, "line ignored, %s= keeps its previous value (default %s)", name,
 		     k->default_value) < 0) {
 		done = NULL;
-		f->r = -ENOMEM;
-		return 0;
+		return -ENOMEM;
 	}
 	if (r == -ERANGE)
-		r = config_file_warn(f, done, "value '%s' of key '%s' in section [%s] is too large",
-				     f->value, name, section);
-	else
-		r = config_file_warn(f, done, "invalid value '%s' for key '%s' in section [%s]: %s",
-				     f->value, name, section, detail ?: value_kind_expected(k));
-	return r >= 0;
+		return config_file_warn(f, done,
+					"value '%s' of key '%s' in section [%s] is too large",
+					value, name, section);
+	return config_file_warn(f, done, "invalid value '%s' for key '%s' in section [%s]: %s",
+				value, name, section, detail ?: k->type->expected);
+}
+
+/*
+ * Parses one line of the file, as getline() read it (with its newline, but
+ * the last line may have none). Returns 0, or -ENOMEM. Whatever is wrong in
+ * the line is a warning.
+ */
+static int config_file_parse_line(ConfigFile *f, char *s)
+{
+	const char *key = NULL, *value = NULL;
+	size_t len;
+	int r;
+
+	if (f->line == 1 && strneq(s, "\xef\xbb\xbf", 3)) /* UTF-8 byte order mark */
+		s += 3;
+	s += strspn(s, " \t");
+	len = strlen(s);
+	strip_trailing_space(s, &len);
+
+	if (len == 0 || s[0] == '#' || s[0] == ';')
+		return 0;
+	if (s[0] == '[')
+		r = config_file_begin_section(f, s, len);
+	else {
+		r = config_file_split_assignment(f, s, &key, &value);
+		if (r > 0)
+			r = config_file_assign(f, key, value);
+	}
+	return MIN(r, 0);
+}
+
+/* Reads the lines of f. Returns 0, or -ENOMEM. */
+static int config_file_parse(ConfigFile *f)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		errno = 0;
+		n = getline(&buf, &size, f->f);
+		if (n < 0) {
+			if (ferror(f->f))
+				return config_file_warn(f, "rest of the file ignored",
+							"cannot read: %s", strerror(errno));
+			return 0;
+		}
+		f->line++;
+		if (memchr(buf, '\0', (size_t)n))
+			return config_file_warn(f, "rest of the file ignored",
+						"line contains a NUL byte: this is not a text "
+						"file");
+		r = config_file_parse_line(f, buf);
+		if (r < 0)
+			return r;
+	}
 }
 
 /*
@@ -1067,19 +642,7 @@ static int config_parse_file(ConfigLoader *l, const char *path, bool required)
 	if (r < 0)
 		return loader_warn(l, path, "file ignored", "cannot read: %s", why);
 	f.f = stream;
-
-	r = ini_parse_stream(config_file_read_line, &f, config_file_handle_assignment, &f);
-	free(f.buf);
-	if (f.r < 0)
-		return f.r;
-	if (r == -2)
-		return -ENOMEM;
-	if (r != 0) {
-		/* Not reached: the reader blanks every line libinih would refuse. */
-		f.line = (unsigned)r;
-		return config_file_warn(&f, NULL, "syntax error");
-	}
-	return 0;
+	return config_file_parse(&f);
 }
 
 /* Returns whether the authority part of an http(s) URL has a password ("user:password@"). */
@@ -1107,58 +670,66 @@ static const char *target_insecure_credentials(const PstoredTarget *t)
 	return NULL;
 }
 
-/* Checks what can only be checked once every file is read; disables the targets that fail. */
+/*
+ * Checks what can only be checked of a target once every file is read; disables it if it
+ * fails. Returns 0, or -ENOMEM.
+ */
+static int config_check_target(ConfigLoader *l, size_t i)
+{
+	const PstoredTarget *t = &l->config->targets[i];
+	const TargetOrigin *o = &l->origins[i];
+	ConfigFile f = {.loader = l,
+			.path = o->path,
+			.line = o->line,
+			.section = SECTION_TARGET,
+			.target = i};
+	const char *insecure;
+
+	if (t->type == _PSTORED_TARGET_TYPE_INVALID)
+		return config_file_warn(
+			&f, NULL, "[Target.%s] has no Type= (set journal-remote or http-json)",
+			t->name);
+	if (!t->url)
+		return config_file_warn(&f, NULL, "[Target.%s] has no URL=", t->name);
+	if (t->type == PSTORED_TARGET_JOURNAL_REMOTE && o->method_line > 0) {
+		f.path = o->method_path;
+		f.line = o->method_line;
+		return config_file_warn(&f, NULL,
+					"Method= in [Target.%s] applies to Type=http-json only "
+					"(journal-remote targets always POST)",
+					t->name);
+	}
+	if (t->type == PSTORED_TARGET_HTTP_JSON && t->method == PSTORED_HTTP_PUT &&
+	    !strstr(t->url, "{id}"))
+		return config_file_warn(&f, NULL,
+					"URL= of [Target.%s] has no {id}: with Method=PUT each "
+					"crash needs its own URL, like https://host/crashes/{id}",
+					t->name);
+	if (!t->client_certificate != !t->client_key)
+		return config_file_warn(&f, NULL,
+					"[Target.%s] needs both ClientCertificate= and ClientKey=, "
+					"or neither",
+					t->name);
+	insecure = target_insecure_credentials(t);
+	if (insecure)
+		return config_file_warn(&f, NULL,
+					"[Target.%s] %s: use an https:// URL, or set "
+					"AllowInsecureCredentials=yes in it if the network is "
+					"trusted",
+					t->name, insecure);
+	return 0;
+}
+
 static int config_check_targets(ConfigLoader *l)
 {
-	PstoredConfig *c = l->config;
+	for (size_t i = 0; i < l->config->n_targets; i++) {
+		int r;
 
-	for (size_t i = 0; i < c->n_targets; i++) {
-		const PstoredTarget *t = &c->targets[i];
-		const TargetOrigin *o = &l->origins[i];
-		ConfigFile f = {.loader = l,
-				.path = o->path,
-				.line = o->line,
-				.section = SECTION_TARGET,
-				.target = i};
-		const char *insecure;
-
-		if (o->disabled)
+		if (l->origins[i].disabled)
 			continue;
-		if (t->type == _PSTORED_TARGET_TYPE_INVALID)
-			(void)config_file_warn(&f, NULL,
-					       "[Target.%s] has no Type= (set journal-remote or "
-					       "http-json)",
-					       t->name);
-		else if (!t->url)
-			(void)config_file_warn(&f, NULL, "[Target.%s] has no URL=", t->name);
-		else if (t->type == PSTORED_TARGET_JOURNAL_REMOTE && o->method_line > 0) {
-			f.path = o->method_path;
-			f.line = o->method_line;
-			(void)config_file_warn(&f, NULL,
-					       "Method= in [Target.%s] applies to Type=http-json "
-					       "only (journal-remote targets always POST)",
-					       t->name);
-		} else if (t->type == PSTORED_TARGET_HTTP_JSON && t->method == PSTORED_HTTP_PUT &&
-			   !strstr(t->url, "{id}"))
-			(void)config_file_warn(&f, NULL,
-					       "URL= of [Target.%s] has no {id}: with "
-					       "Method=PUT each crash needs its own URL, like "
-					       "https://host/crashes/{id}",
-					       t->name);
-		else if (!t->client_certificate != !t->client_key)
-			(void)config_file_warn(&f, NULL,
-					       "[Target.%s] needs both ClientCertificate= and "
-					       "ClientKey=, or neither",
-					       t->name);
-		else if ((insecure = target_insecure_credentials(t)))
-			(void)config_file_warn(
-				&f, NULL,
-				"[Target.%s] %s: use an https:// URL, or set "
-				"AllowInsecureCredentials=yes in it if the network is "
-				"trusted",
-				t->name, insecure);
-		if (f.r < 0)
-			return f.r;
+		r = config_check_target(l, i);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -1367,65 +938,23 @@ int pstored_config_load(const char *path, const char *root, PstoredConfig **ret,
 	return 0;
 }
 
-static json_t *json_limit(uint64_t v)
-{
-	return v == PSTORED_CONFIG_UNLIMITED ? json_string("infinity")
-					     : json_integer((json_int_t)v);
-}
-
-static json_t *config_key_to_json(const ConfigKey *k, const void *base)
-{
-	const void *field = (const char *)base + k->offset;
-
-	switch (k->kind) {
-	case VALUE_BOOL:
-		return json_boolean(*(const bool *)field);
-	case VALUE_SIZE:
-	case VALUE_SIZE_LIMIT:
-	case VALUE_COUNT_LIMIT:
-	case VALUE_TIME_LIMIT:
-	case VALUE_TIMEOUT:
-		return json_limit(*(const uint64_t *)field);
-	case VALUE_STORAGE:
-		return json_string(pstored_storage_to_string(*(const PstoredStorage *)field));
-	case VALUE_TARGET_TYPE:
-		return json_string(
-			pstored_target_type_to_string(*(const PstoredTargetType *)field));
-	case VALUE_HTTP_METHOD:
-		return json_string(
-			pstored_http_method_to_string(*(const PstoredHttpMethod *)field));
-	case VALUE_URL:
-	case VALUE_PATH: {
-		const char *s = *(char *const *)field;
-		return s ? json_string(s) : json_null();
-	}
-	case VALUE_REGEX_LIST: {
-		json_t *a = json_array();
-
-		if (!a)
-			return NULL;
-		for (char *const *p = *(char **const *)field; *p; p++)
-			if (json_array_append_new(a, json_string(*p)) < 0) {
-				json_decref(a);
-				return NULL;
-			}
-		return a;
-	}
-	}
-	return NULL;
-}
-
-static json_t *config_keys_to_json(const ConfigKey *keys, size_t n, const void *base)
+/* The keys of a section (base: the configuration or a target) as a JSON object. */
+static json_t *config_section_to_json(Section section, const void *base)
 {
 	json_t *o = json_object();
 
 	if (!o)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (json_object_set_new(o, keys[i].name, config_key_to_json(&keys[i], base)) < 0) {
+	for (size_t i = 0; i < ARRAY_SIZE(config_items); i++) {
+		const ConfigItem *k = &config_items[i];
+
+		if (k->section == section &&
+		    json_object_set_new(o, k->key,
+					k->type->to_json((const char *)base + k->offset)) < 0) {
 			json_decref(o);
 			return NULL;
 		}
+	}
 	return o;
 }
 
@@ -1438,14 +967,11 @@ int pstored_config_to_json(const PstoredConfig *c, json_t **ret)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n_targets; i++)
 		if (json_object_set_new(targets, c->targets[i].name,
-					config_keys_to_json(target_keys, ARRAY_SIZE(target_keys),
-							    &c->targets[i])) < 0)
+					config_section_to_json(SECTION_TARGET, &c->targets[i])) < 0)
 			return -ENOMEM;
 
-	o = json_pack("{s:o,s:o,s:O}", "Archive",
-		      config_keys_to_json(archive_keys, ARRAY_SIZE(archive_keys), c), "Store",
-		      config_keys_to_json(store_keys, ARRAY_SIZE(store_keys), c), "Target",
-		      targets);
+	o = json_pack("{s:o,s:o,s:O}", "Archive", config_section_to_json(SECTION_ARCHIVE, c),
+		      "Store", config_section_to_json(SECTION_STORE, c), "Target", targets);
 	if (!o)
 		return -ENOMEM;
 	*ret = TAKE_PTR(o);

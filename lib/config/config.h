@@ -141,8 +141,9 @@ const PstoredTarget *pstored_config_find_target(const PstoredConfig *c, const ch
 /*
  * The effective configuration as JSON, keys named as in the file:
  * {"Archive":{...},"Store":{...},"Target":{"NAME":{...}}}; sizes in bytes,
- * time spans in microseconds, "infinity" for no limit. What the 103 cases
- * of tests/config/cases/ compare with their expected.json, and what
+ * time spans in microseconds, "infinity" for no limit. What
+ * "pstorectl status --json" shows as "config" (with the warnings), what the
+ * cases of tests/config/cases/ compare with their expected.json, and what
  * fuzz-config checks for every input it accepts.
  */
 int pstored_config_to_json(const PstoredConfig *c, json_t **ret);

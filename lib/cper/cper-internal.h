@@ -17,14 +17,27 @@
 #include <stdint.h>
 
 #include "cper.h"
+#include "json-writer.h"
 #include "macro.h"
 
+/* Objects and arrays nest this deep at most in a decoded record. */
+#define CPER_MAX_DEPTH 16
+
+/*
+ * Where decoded values go: a jansson tree (tree[0..depth), the open containers, innermost
+ * last) or, when text is set, JSON text. The decoders write every value into the innermost
+ * open container through the cper_emit_*() calls, in the order of the schema, so both give
+ * the same JSON.
+ */
 typedef struct CperCtx {
 	json_t *errors; /* array of {"offset": N, "message": "..."}: what could not be decoded */
 	json_t *notes;	/* the same form: what was decoded but is unusual */
 	bool oom;	/* an allocation failed somewhere: the result is incomplete */
 	size_t budget;	/* bytes left to decode (see cper_decode_json_budget()) */
 	bool spent;	/* the budget stopped decoding somewhere */
+	JsonWriter *text;
+	json_t *tree[CPER_MAX_DEPTH];
+	unsigned depth;
 } CperCtx;
 
 typedef struct CperBuf {
@@ -66,17 +79,28 @@ static inline CperBuf cper_buf_sub(const CperBuf *b, size_t off, size_t n)
 void cper_error(CperCtx *c, size_t offset, const char *fmt, ...) _printf_(3, 4);
 void cper_note(CperCtx *c, size_t offset, const char *fmt, ...) _printf_(3, 4);
 
-/* json_object_set_new() that records allocation failures in the context. */
-void cper_set(CperCtx *c, json_t *o, const char *key, json_t *v);
-void cper_append(CperCtx *c, json_t *a, json_t *v);
-/* A new object or array stored under key in parent (appended if key is NULL);
- * a borrowed reference, NULL on allocation failure. */
-json_t *cper_child_object(CperCtx *c, json_t *parent, const char *key);
-json_t *cper_child_array(CperCtx *c, json_t *parent, const char *key);
-json_t *cper_hex_u64(uint64_t v, unsigned width);
+/*
+ * Output. Each call writes one value under key into the innermost open container (key is
+ * NULL inside arrays); allocation failures are recorded in c->oom.
+ */
+void cper_emit_open_object(CperCtx *c, const char *key);
+void cper_emit_open_array(CperCtx *c, const char *key);
+/* Closes the innermost container; cper_emit_close_to() closes all above depth. */
+void cper_emit_close(CperCtx *c);
+void cper_emit_close_to(CperCtx *c, unsigned depth);
+void cper_emit_int(CperCtx *c, const char *key, int64_t v);
+void cper_emit_bool(CperCtx *c, const char *key, bool v);
+void cper_emit_string(CperCtx *c, const char *key, const char *s);
+/* s must be valid UTF-8 (the decoders' own text is). */
+void cper_emit_stringn(CperCtx *c, const char *key, const char *s, size_t n);
+/* "0x" and 2*width hex digits */
+void cper_emit_hex(CperCtx *c, const char *key, uint64_t v, unsigned width);
+void cper_emit_guid(CperCtx *c, const char *key, const uint8_t *g);
+/* An array of {"offset": N, "message": "..."} as cper_error() collects them. */
+void cper_emit_messages(CperCtx *c, const char *key, const json_t *messages);
+
 /* name + suffix into key, truncated to fit: cheaper than snprintf() on hot paths. */
 void cper_key_suffixed(char *key, size_t size, const char *name, const char *suffix);
-json_t *cper_guid_json(const uint8_t *g);
 void cper_guid_format(const uint8_t *g, char buf[static 37]);
 
 /*
@@ -88,26 +112,24 @@ void cper_guid_format(const uint8_t *g, char buf[static 37]);
 bool cper_field(const CperBuf *b, size_t off, size_t width, bool valid, const char *name,
 		uint64_t *ret);
 /* "name": 0x... (hex string of 2*width digits) */
-bool cper_put_hex(const CperBuf *b, json_t *o, const char *name, size_t off, size_t width,
-		  bool valid);
+bool cper_put_hex(const CperBuf *b, const char *name, size_t off, size_t width, bool valid);
 /* "name": N (integer) */
-bool cper_put_uint(const CperBuf *b, json_t *o, const char *name, size_t off, size_t width,
-		   bool valid);
+bool cper_put_uint(const CperBuf *b, const char *name, size_t off, size_t width, bool valid);
 /* "name": N and "name_name": strs[N] (or "unknown") */
-bool cper_put_enum(const CperBuf *b, json_t *o, const char *name, size_t off, size_t width,
-		   bool valid, const char *const *strs, size_t n_strs);
+bool cper_put_enum(const CperBuf *b, const char *name, size_t off, size_t width, bool valid,
+		   const char *const *strs, size_t n_strs);
 /* Value-based variants for bit fields extracted by the caller. */
-void cper_put_enum_value(CperCtx *c, json_t *o, const char *name, uint64_t v,
-			 const char *const *strs, size_t n_strs);
+void cper_put_enum_value(CperCtx *c, const char *name, uint64_t v, const char *const *strs,
+			 size_t n_strs);
 /* "name": v (hex), "name_names": [strs[i] for each set bit i] */
-void cper_put_bits(CperCtx *c, json_t *o, const char *name, uint64_t v, unsigned width,
+void cper_put_bits(CperCtx *c, const char *name, uint64_t v, unsigned width,
 		   const char *const *strs, size_t n_strs);
 /* "name": "hex bytes" of [off, off+n) clipped to b; "_dump" keys print as hex dumps. */
-void cper_put_dump(const CperBuf *b, json_t *o, const char *name, size_t off, size_t n);
+void cper_put_dump(const CperBuf *b, const char *name, size_t off, size_t n);
 /* "name": GUID string */
-bool cper_put_guid(const CperBuf *b, json_t *o, const char *name, size_t off, bool valid);
+bool cper_put_guid(const CperBuf *b, const char *name, size_t off, bool valid);
 /* "name": printable ASCII of a fixed-size, possibly unterminated text field */
-bool cper_put_text(const CperBuf *b, json_t *o, const char *name, size_t off, size_t n, bool valid);
+bool cper_put_text(const CperBuf *b, const char *name, size_t off, size_t n, bool valid);
 
 /* Reports a section shorter than the fixed part its type needs. */
 bool cper_need(const CperBuf *b, size_t n, const char *what);
@@ -117,14 +139,16 @@ bool cper_need(const CperBuf *b, size_t n, const char *what);
  * validation bits at offset 0 into *ret_valid and prints them. False when the section is too
  * short to hold even those.
  */
-bool cper_section_begin(const CperBuf *b, json_t *o, size_t n, const char *what,
-			uint64_t *ret_valid);
+bool cper_section_begin(const CperBuf *b, size_t n, const char *what, uint64_t *ret_valid);
 
 /* The generic error status field (UEFI N.2.5 Table N-19), used by several sections. */
-void cper_put_error_status(const CperBuf *b, json_t *o, size_t off, bool valid);
+void cper_put_error_status(const CperBuf *b, size_t off, bool valid);
 
-/* Section decoders: fill body from b (the section's bytes). */
-typedef void (*CperSectionDecoder)(const CperBuf *b, json_t *body);
+/*
+ * Section decoders: write the body from b (the section's bytes) into the open body object.
+ * They may return with containers of their own still open: the caller closes them.
+ */
+typedef void (*CperSectionDecoder)(const CperBuf *b);
 
 typedef struct CperSectionType {
 	uint8_t guid[16];
@@ -135,10 +159,10 @@ typedef struct CperSectionType {
 const CperSectionType *cper_section_type_find(const uint8_t *guid);
 const char *cper_guid_name(const uint8_t *guid); /* creator, notification type */
 
-void cper_decode_proc_generic(const CperBuf *b, json_t *body);
-void cper_decode_proc_ia(const CperBuf *b, json_t *body);
-void cper_decode_proc_arm(const CperBuf *b, json_t *body);
-void cper_decode_mce(const CperBuf *b, json_t *body);
+void cper_decode_proc_generic(const CperBuf *b);
+void cper_decode_proc_ia(const CperBuf *b);
+void cper_decode_proc_arm(const CperBuf *b);
+void cper_decode_mce(const CperBuf *b);
 
 /* Builds a GUID's 16 bytes in the EFI mixed-endian layout. */
 #define CPER_GUID(d1, d2, d3, b0, b1, b2, b3, b4, b5, b6, b7)                                      \

@@ -28,7 +28,7 @@ static const char *const proc_error_type_strs[] = {
  *	160 target address u64	168 requestor id u64	176 responder id u64
  *	184 instruction pointer u64
  */
-void cper_decode_proc_generic(const CperBuf *b, json_t *body)
+void cper_decode_proc_generic(const CperBuf *b)
 {
 	static const char *const type_strs[] = {"IA32/X64", "IA64", "ARM"};
 	static const char *const isa_strs[] = {"IA32", "IA64", "X64", "ARM A32/T32", "ARM A64"};
@@ -39,25 +39,24 @@ void cper_decode_proc_generic(const CperBuf *b, json_t *body)
 	CperCtx *c = b->ctx;
 	uint64_t v = 0, x;
 
-	if (!cper_section_begin(b, body, 192, "processor generic error section", &v))
+	if (!cper_section_begin(b, 192, "processor generic error section", &v))
 		return;
-	cper_put_enum(b, body, "processor_type", 8, 1, v & BIT(0), type_strs,
-		      ARRAY_SIZE(type_strs));
-	cper_put_enum(b, body, "processor_isa", 9, 1, v & BIT(1), isa_strs, ARRAY_SIZE(isa_strs));
+	cper_put_enum(b, "processor_type", 8, 1, v & BIT(0), type_strs, ARRAY_SIZE(type_strs));
+	cper_put_enum(b, "processor_isa", 9, 1, v & BIT(1), isa_strs, ARRAY_SIZE(isa_strs));
 	if (cper_field(b, 10, 1, v & BIT(2), "error_type", &x))
-		cper_put_bits(c, body, "error_type", x, 1, proc_error_type_strs,
+		cper_put_bits(c, "error_type", x, 1, proc_error_type_strs,
 			      ARRAY_SIZE(proc_error_type_strs));
-	cper_put_enum(b, body, "operation", 11, 1, v & BIT(3), op_strs, ARRAY_SIZE(op_strs));
+	cper_put_enum(b, "operation", 11, 1, v & BIT(3), op_strs, ARRAY_SIZE(op_strs));
 	if (cper_field(b, 12, 1, v & BIT(4), "flags", &x))
-		cper_put_bits(c, body, "flags", x, 1, flag_strs, ARRAY_SIZE(flag_strs));
-	cper_put_uint(b, body, "level", 13, 1, v & BIT(5));
-	cper_put_hex(b, body, "version_info", 16, 8, v & BIT(6));
-	cper_put_text(b, body, "brand_string", 24, 128, v & BIT(7));
-	cper_put_hex(b, body, "processor_id", 152, 8, v & BIT(8));
-	cper_put_hex(b, body, "target_address", 160, 8, v & BIT(9));
-	cper_put_hex(b, body, "requestor_id", 168, 8, v & BIT(10));
-	cper_put_hex(b, body, "responder_id", 176, 8, v & BIT(11));
-	cper_put_hex(b, body, "IP", 184, 8, v & BIT(12));
+		cper_put_bits(c, "flags", x, 1, flag_strs, ARRAY_SIZE(flag_strs));
+	cper_put_uint(b, "level", 13, 1, v & BIT(5));
+	cper_put_hex(b, "version_info", 16, 8, v & BIT(6));
+	cper_put_text(b, "brand_string", 24, 128, v & BIT(7));
+	cper_put_hex(b, "processor_id", 152, 8, v & BIT(8));
+	cper_put_hex(b, "target_address", 160, 8, v & BIT(9));
+	cper_put_hex(b, "requestor_id", 168, 8, v & BIT(10));
+	cper_put_hex(b, "responder_id", 176, 8, v & BIT(11));
+	cper_put_hex(b, "IP", 184, 8, v & BIT(12));
 }
 
 /*
@@ -114,62 +113,62 @@ static const char *const ia_ctx_strs[] = {
 	"Memory Mapped Registers",
 };
 
-static void put_flag(CperCtx *c, json_t *o, const char *name, uint64_t check, unsigned bit)
+static void put_flag(CperCtx *c, const char *name, uint64_t check, unsigned bit)
 {
-	cper_set(c, o, name, json_boolean(check & BIT(bit)));
+	cper_emit_bool(c, name, check & BIT(bit));
 }
 
 /*
  * Runs of flags in check information (bits 0-15 say which fields are valid):
  * names[i] is bit first_bit + i, valid when bit first_valid + i is set.
  */
-static void put_flags(CperCtx *c, json_t *o, uint64_t check, unsigned first_valid,
-		      unsigned first_bit, const char *const *names, size_t n)
+static void put_flags(CperCtx *c, uint64_t check, unsigned first_valid, unsigned first_bit,
+		      const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (check & BIT(first_valid + i))
-			put_flag(c, o, names[i], check, first_bit + (unsigned)i);
+			put_flag(c, names[i], check, first_bit + (unsigned)i);
 }
 
 static const char *const ia_flag_names[] = {"processor_context_corrupt", "uncorrected",
 					    "precise_ip", "restartable_ip", "overflow"};
 
 /* Check information (N.2.4.2.2 - N.2.4.2.5): bits 0-15 say which fields are valid. */
-static void decode_ia_check(CperCtx *c, json_t *o, int type, uint64_t check)
+static void decode_ia_check(CperCtx *c, int type, uint64_t check)
 {
 	uint64_t valid = check & 0xffff;
 
 	if (type == IA_MS) {
 		if (valid & BIT(0))
-			cper_put_enum_value(c, o, "error_type", FIELD(check, 16, 3),
-					    ia_ms_type_strs, ARRAY_SIZE(ia_ms_type_strs));
-		put_flags(c, o, check, 1, 19, ia_flag_names, ARRAY_SIZE(ia_flag_names));
+			cper_put_enum_value(c, "error_type", FIELD(check, 16, 3), ia_ms_type_strs,
+					    ARRAY_SIZE(ia_ms_type_strs));
+		put_flags(c, check, 1, 19, ia_flag_names, ARRAY_SIZE(ia_flag_names));
 		return;
 	}
 
 	if (valid & BIT(0))
-		cper_put_enum_value(c, o, "transaction_type", FIELD(check, 16, 2), ia_trans_strs,
+		cper_put_enum_value(c, "transaction_type", FIELD(check, 16, 2), ia_trans_strs,
 				    ARRAY_SIZE(ia_trans_strs));
 	/* Cache checks have nine operations; TLB and bus checks the first seven. */
 	if (valid & BIT(1))
-		cper_put_enum_value(c, o, "operation", FIELD(check, 18, 4), ia_op_strs,
+		cper_put_enum_value(c, "operation", FIELD(check, 18, 4), ia_op_strs,
 				    type == IA_CACHE ? 9 : 7);
 	if (valid & BIT(2))
-		cper_set(c, o, "level", json_integer((json_int_t)FIELD(check, 22, 3)));
-	put_flags(c, o, check, 3, 25, ia_flag_names, ARRAY_SIZE(ia_flag_names));
+		cper_emit_int(c, "level", (int64_t)FIELD(check, 22, 3));
+	put_flags(c, check, 3, 25, ia_flag_names, ARRAY_SIZE(ia_flag_names));
 	if (type != IA_BUS)
 		return;
 	if (valid & BIT(8))
-		cper_put_enum_value(c, o, "participation_type", FIELD(check, 30, 2), ia_part_strs,
+		cper_put_enum_value(c, "participation_type", FIELD(check, 30, 2), ia_part_strs,
 				    ARRAY_SIZE(ia_part_strs));
 	if (valid & BIT(9))
-		put_flag(c, o, "time_out", check, 32);
+		put_flag(c, "time_out", check, 32);
 	if (valid & BIT(10))
-		cper_put_enum_value(c, o, "address_space", FIELD(check, 33, 2), ia_addr_space_strs,
+		cper_put_enum_value(c, "address_space", FIELD(check, 33, 2), ia_addr_space_strs,
 				    ARRAY_SIZE(ia_addr_space_strs));
 }
 
-static void decode_ia_err_info(const CperBuf *e, json_t *o)
+static void decode_ia_err_info(const CperBuf *e)
 {
 	static const char *const type_names[] = {
 		[IA_CACHE] = "cache error", [IA_TLB] = "TLB error",
@@ -183,54 +182,87 @@ static void decode_ia_err_info(const CperBuf *e, json_t *o)
 	for (int i = 0; i < IA_UNKNOWN; i++)
 		if (memcmp(e->p, ia_err_guids[i], 16) == 0)
 			type = i;
-	cper_set(c, o, "error_structure_type", cper_guid_json(e->p));
-	cper_set(c, o, "error_structure_type_name", json_string(type_names[type]));
+	cper_emit_guid(c, "error_structure_type", e->p);
+	cper_emit_string(c, "error_structure_type_name", type_names[type]);
 	v = cper_le64(e->p + 16);
-	cper_set(c, o, "validation_bits", cper_hex_u64(v, 8));
+	cper_emit_hex(c, "validation_bits", v, 8);
 	if (cper_field(e, 24, 8, v & BIT(0), "check_information", &check)) {
-		cper_set(c, o, "check_information", cper_hex_u64(check, 8));
+		cper_emit_hex(c, "check_information", check, 8);
 		if (type != IA_UNKNOWN) {
-			json_t *ci = cper_child_object(c, o, "check");
-			if (ci)
-				decode_ia_check(c, ci, type, check);
+			cper_emit_open_object(c, "check");
+			decode_ia_check(c, type, check);
+			cper_emit_close(c);
 		}
 	}
-	cper_put_hex(e, o, "target_identifier", 32, 8, v & BIT(1));
-	cper_put_hex(e, o, "requestor_identifier", 40, 8, v & BIT(2));
-	cper_put_hex(e, o, "responder_identifier", 48, 8, v & BIT(3));
-	cper_put_hex(e, o, "instruction_pointer", 56, 8, v & BIT(4));
+	cper_put_hex(e, "target_identifier", 32, 8, v & BIT(1));
+	cper_put_hex(e, "requestor_identifier", 40, 8, v & BIT(2));
+	cper_put_hex(e, "responder_identifier", 48, 8, v & BIT(3));
+	cper_put_hex(e, "instruction_pointer", 56, 8, v & BIT(4));
 }
 
-void cper_decode_proc_ia(const CperBuf *b, json_t *body)
+/* The error information structures from *off; false if they run past the section. */
+static bool decode_ia_err_infos(const CperBuf *b, unsigned n_err, size_t *off)
+{
+	CperCtx *c = b->ctx;
+
+	cper_emit_open_array(c, "error_information");
+	for (unsigned i = 0; i < n_err; i++, *off += 64) {
+		if (!cper_buf_has(b, *off, 64)) {
+			cper_error(c, b->base + *off,
+				   "error information structure %u of %u lies past the end of the "
+				   "%zu-byte section",
+				   i, n_err, b->len);
+			return false;
+		}
+		CperBuf e = cper_buf_sub(b, *off, 64);
+		cper_emit_open_object(c, NULL);
+		decode_ia_err_info(&e);
+		cper_emit_close(c);
+	}
+	cper_emit_close(c);
+	return true;
+}
+
+/* One context information structure at off; false if it runs past the section. */
+static bool decode_ia_context(const CperBuf *b, unsigned i, size_t off)
+{
+	CperCtx *c = b->ctx;
+	const uint8_t *p = b->p + off;
+	uint16_t type = cper_le16(p), size = cper_le16(p + 2);
+
+	cper_put_enum_value(c, "register_context_type", type, ia_ctx_strs, ARRAY_SIZE(ia_ctx_strs));
+	cper_emit_int(c, "register_array_size", size);
+	if (type == 1)
+		cper_emit_hex(c, "msr_address", cper_le32(p + 4), 4);
+	if (type == 7)
+		cper_emit_hex(c, "mm_register_address", cper_le64(p + 8), 8);
+	if (!cper_buf_has(b, off + 16, size))
+		cper_error(c, b->base + off + 2,
+			   "context information structure %u: register array of %u bytes "
+			   "runs past the end of the %zu-byte section",
+			   i, size, b->len);
+	cper_put_dump(b, "register_array_dump", off + 16, size);
+	return cper_buf_has(b, off + 16, size);
+}
+
+void cper_decode_proc_ia(const CperBuf *b)
 {
 	CperCtx *c = b->ctx;
 	uint64_t v = 0;
 	size_t off = 64;
 
-	if (!cper_section_begin(b, body, 64, "IA32/X64 processor error section", &v))
+	if (!cper_section_begin(b, 64, "IA32/X64 processor error section", &v))
 		return;
-	cper_put_hex(b, body, "local_apic_id", 8, 8, v & BIT(0));
+	cper_put_hex(b, "local_apic_id", 8, 8, v & BIT(0));
 	if ((v & BIT(1)) && cper_need(b, 64, "CPUID information"))
-		cper_put_dump(b, body, "cpuid_dump", 16, 48);
+		cper_put_dump(b, "cpuid_dump", 16, 48);
 
 	unsigned n_err = FIELD(v, 2, 6), n_ctx = FIELD(v, 8, 6);
-	json_t *errs = cper_child_array(c, body, "error_information");
-	for (unsigned i = 0; errs && i < n_err; i++, off += 64) {
-		if (!cper_buf_has(b, off, 64)) {
-			cper_error(c, b->base + off,
-				   "error information structure %u of %u lies past the end of the "
-				   "%zu-byte section",
-				   i, n_err, b->len);
-			return;
-		}
-		CperBuf e = cper_buf_sub(b, off, 64);
-		json_t *o = cper_child_object(c, errs, NULL);
-		if (o)
-			decode_ia_err_info(&e, o);
-	}
+	if (!decode_ia_err_infos(b, n_err, &off))
+		return;
 
-	json_t *ctxs = cper_child_array(c, body, "context_information");
-	for (unsigned i = 0; ctxs && i < n_ctx; i++) {
+	cper_emit_open_array(c, "context_information");
+	for (unsigned i = 0; i < n_ctx; i++) {
 		if (!cper_buf_has(b, off, 16)) {
 			cper_error(
 				c, b->base + off,
@@ -239,28 +271,11 @@ void cper_decode_proc_ia(const CperBuf *b, json_t *body)
 				i, n_ctx, b->len);
 			return;
 		}
-		const uint8_t *p = b->p + off;
-		uint16_t type = cper_le16(p), size = cper_le16(p + 2);
-		json_t *o = cper_child_object(c, ctxs, NULL);
-		if (!o)
+		cper_emit_open_object(c, NULL);
+		if (!decode_ia_context(b, i, off))
 			return;
-		cper_put_enum_value(c, o, "register_context_type", type, ia_ctx_strs,
-				    ARRAY_SIZE(ia_ctx_strs));
-		cper_set(c, o, "register_array_size", json_integer(size));
-		if (type == 1)
-			cper_set(c, o, "msr_address", cper_hex_u64(cper_le32(p + 4), 4));
-		if (type == 7)
-			cper_set(c, o, "mm_register_address", cper_hex_u64(cper_le64(p + 8), 8));
-		if (!cper_buf_has(b, off + 16, size)) {
-			cper_error(c, b->base + off + 2,
-				   "context information structure %u: register array of %u bytes "
-				   "runs past the end of the %zu-byte section",
-				   i, size, b->len);
-			cper_put_dump(b, o, "register_array_dump", off + 16, size);
-			return;
-		}
-		cper_put_dump(b, o, "register_array_dump", off + 16, size);
-		off += 16 + (size_t)size;
+		cper_emit_close(c);
+		off += 16 + (size_t)cper_le16(b->p + off + 2);
 	}
 }
 
@@ -319,7 +334,7 @@ static const char *const arm_addr_space_strs[] = {
 static const char *const arm_flag_names[] = {"processor_context_corrupt", "corrected", "precise_pc",
 					     "restartable_pc"};
 
-static void decode_arm_error_info(CperCtx *c, json_t *o, uint8_t type, uint64_t info)
+static void decode_arm_error_info(CperCtx *c, uint8_t type, uint64_t info)
 {
 	bool cache = type & BIT(1), tlb = type & BIT(2), bus = type & BIT(3);
 	uint64_t valid = info & 0xffff;
@@ -328,40 +343,40 @@ static void decode_arm_error_info(CperCtx *c, json_t *o, uint8_t type, uint64_t 
 	if (!cache && !tlb && !bus)
 		return;
 	if (valid & BIT(0))
-		cper_put_enum_value(c, o, "transaction_type", FIELD(info, 16, 2), arm_trans_strs,
+		cper_put_enum_value(c, "transaction_type", FIELD(info, 16, 2), arm_trans_strs,
 				    ARRAY_SIZE(arm_trans_strs));
 	if (valid & BIT(1)) {
 		if (cache)
-			cper_put_enum_value(c, o, "operation", FIELD(info, 18, 4),
-					    arm_cache_op_strs, ARRAY_SIZE(arm_cache_op_strs));
+			cper_put_enum_value(c, "operation", FIELD(info, 18, 4), arm_cache_op_strs,
+					    ARRAY_SIZE(arm_cache_op_strs));
 		else if (tlb)
-			cper_put_enum_value(c, o, "operation", FIELD(info, 18, 4), arm_tlb_op_strs,
+			cper_put_enum_value(c, "operation", FIELD(info, 18, 4), arm_tlb_op_strs,
 					    ARRAY_SIZE(arm_tlb_op_strs));
 		else
-			cper_put_enum_value(c, o, "operation", FIELD(info, 18, 4),
-					    arm_cache_op_strs, 7);
+			cper_put_enum_value(c, "operation", FIELD(info, 18, 4), arm_cache_op_strs,
+					    7);
 	}
 	if (valid & BIT(2))
-		cper_set(c, o, "level", json_integer((json_int_t)FIELD(info, 22, 3)));
-	put_flags(c, o, info, 3, 25, arm_flag_names, ARRAY_SIZE(arm_flag_names));
+		cper_emit_int(c, "level", (int64_t)FIELD(info, 22, 3));
+	put_flags(c, info, 3, 25, arm_flag_names, ARRAY_SIZE(arm_flag_names));
 	if (!bus)
 		return;
 	if (valid & BIT(7))
-		cper_put_enum_value(c, o, "participation_type", FIELD(info, 29, 2), arm_part_strs,
+		cper_put_enum_value(c, "participation_type", FIELD(info, 29, 2), arm_part_strs,
 				    ARRAY_SIZE(arm_part_strs));
 	if (valid & BIT(8))
-		put_flag(c, o, "time_out", info, 31);
+		put_flag(c, "time_out", info, 31);
 	if (valid & BIT(9))
-		cper_put_enum_value(c, o, "address_space", FIELD(info, 32, 2), arm_addr_space_strs,
+		cper_put_enum_value(c, "address_space", FIELD(info, 32, 2), arm_addr_space_strs,
 				    ARRAY_SIZE(arm_addr_space_strs));
 	if (valid & BIT(10))
-		cper_set(c, o, "memory_attributes", cper_hex_u64(FIELD(info, 34, 9), 2));
+		cper_emit_hex(c, "memory_attributes", FIELD(info, 34, 9), 2);
 	if (valid & BIT(11))
-		cper_set(c, o, "access_mode",
-			 json_string(FIELD(info, 43, 1) ? "normal" : "secure"));
+		cper_emit_string(c, "access_mode", FIELD(info, 43, 1) ? "normal" : "secure");
 }
 
-void cper_decode_proc_arm(const CperBuf *b, json_t *body)
+/* One error information structure (32 bytes). */
+static void decode_arm_err_info(const CperBuf *e)
 {
 	static const char *const flag_strs[] = {"first", "last", "propagated", "overflow"};
 	static const char *const type_strs[] = {
@@ -370,8 +385,99 @@ void cper_decode_proc_arm(const CperBuf *b, json_t *body)
 		[3] = "bus error",
 		[4] = "micro-architectural error",
 	};
+	CperCtx *c = e->ctx;
+	const uint8_t *p = e->p;
+	uint16_t ev = cper_le16(p + 2);
+
+	cper_emit_int(c, "version", p[0]);
+	cper_emit_int(c, "length", p[1]);
+	cper_emit_hex(c, "validation_bits", ev, 2);
+	cper_put_bits(c, "error_type", p[4], 1, type_strs, ARRAY_SIZE(type_strs));
+	/* The count is of errors beyond the first (cper-arm.c prints it + 1). */
+	if (ev & BIT(0))
+		cper_emit_int(c, "multiple_error", cper_le16(p + 5));
+	if (ev & BIT(1))
+		cper_put_bits(c, "flags", p[7], 1, flag_strs, ARRAY_SIZE(flag_strs));
+	if (ev & BIT(2)) {
+		uint64_t info = cper_le64(p + 8);
+		cper_emit_hex(c, "error_info", info, 8);
+		cper_emit_open_object(c, "error_info_decoded");
+		decode_arm_error_info(c, p[4], info);
+		cper_emit_close(c);
+	}
+	cper_put_hex(e, "virtual_fault_address", 16, 8, ev & BIT(3));
+	cper_put_hex(e, "physical_fault_address", 24, 8, ev & BIT(4));
+}
+
+/* The error information structures from *off up to end; false if they run past it. */
+static bool decode_arm_err_infos(const CperBuf *b, uint64_t n_err, size_t end, size_t *off)
+{
 	CperCtx *c = b->ctx;
-	uint64_t v = 0, n_err = 0, n_ctx = 0, slen = 0;
+
+	cper_emit_open_array(c, "error_information");
+	for (unsigned i = 0; i < n_err; i++, *off += 32) {
+		if (*off + 32 > end) {
+			cper_error(c, b->base + *off,
+				   "error information structure %u of %" PRIu64
+				   " lies past the end of the section",
+				   i, n_err);
+			return false;
+		}
+		CperBuf e = cper_buf_sub(b, *off, 32);
+		cper_emit_open_object(c, NULL);
+		decode_arm_err_info(&e);
+		cper_emit_close(c);
+	}
+	cper_emit_close(c);
+	return true;
+}
+
+/*
+ * The context information structures from *off up to end, each padded to 16 bytes; false if
+ * they run past it.
+ */
+static bool decode_arm_contexts(const CperBuf *b, uint64_t n_ctx, size_t end, size_t *off)
+{
+	CperCtx *c = b->ctx;
+
+	cper_emit_open_array(c, "context_information");
+	for (unsigned i = 0; i < n_ctx; i++) {
+		if (*off + 8 > end) {
+			cper_error(c, b->base + *off,
+				   "context information structure %u of %" PRIu64
+				   " lies past the end of the section",
+				   i, n_ctx);
+			return false;
+		}
+		const uint8_t *p = b->p + *off;
+		uint16_t type = cper_le16(p + 2);
+		uint32_t size = cper_le32(p + 4);
+		cper_emit_open_object(c, NULL);
+		cper_emit_int(c, "version", cper_le16(p));
+		cper_put_enum_value(c, "register_context_type", type, arm_ctx_strs,
+				    ARRAY_SIZE(arm_ctx_strs));
+		cper_emit_int(c, "register_array_size", size);
+		uint64_t total = ((uint64_t)size + 8 + 15) & ~UINT64_C(15);
+		if (size > end - *off - 8) {
+			cper_error(c, b->base + *off + 4,
+				   "context information structure %u: register array of %" PRIu32
+				   " bytes runs past the end of the section",
+				   i, size);
+			cper_put_dump(b, "register_array_dump", *off + 8, end - *off - 8);
+			return false;
+		}
+		cper_put_dump(b, "register_array_dump", *off + 8, size);
+		cper_emit_close(c);
+		*off = total > end - *off ? end : *off + total;
+	}
+	cper_emit_close(c);
+	return true;
+}
+
+void cper_decode_proc_arm(const CperBuf *b)
+{
+	CperCtx *c = b->ctx;
+	uint64_t v, n_err, n_ctx, slen;
 	size_t off = 40;
 
 	if (!cper_need(b, 40, "ARM processor error section"))
@@ -380,15 +486,15 @@ void cper_decode_proc_arm(const CperBuf *b, json_t *body)
 	n_err = cper_le16(b->p + 4);
 	n_ctx = cper_le16(b->p + 6);
 	slen = cper_le32(b->p + 8);
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 4));
-	cper_set(c, body, "error_info_num", json_integer((json_int_t)n_err));
-	cper_set(c, body, "context_info_num", json_integer((json_int_t)n_ctx));
-	cper_set(c, body, "section_length", json_integer((json_int_t)slen));
-	cper_put_uint(b, body, "error_affinity_level", 12, 1, v & BIT(1));
-	cper_put_hex(b, body, "MPIDR", 16, 8, v & BIT(0));
-	cper_put_hex(b, body, "MIDR", 24, 8, true);
-	cper_put_hex(b, body, "running_state", 32, 4, v & BIT(2));
-	cper_put_uint(b, body, "psci_state", 36, 4, v & BIT(2));
+	cper_emit_hex(c, "validation_bits", v, 4);
+	cper_emit_int(c, "error_info_num", (int64_t)n_err);
+	cper_emit_int(c, "context_info_num", (int64_t)n_ctx);
+	cper_emit_int(c, "section_length", (int64_t)slen);
+	cper_put_uint(b, "error_affinity_level", 12, 1, v & BIT(1));
+	cper_put_hex(b, "MPIDR", 16, 8, v & BIT(0));
+	cper_put_hex(b, "MIDR", 24, 8, true);
+	cper_put_hex(b, "running_state", 32, 4, v & BIT(2));
+	cper_put_uint(b, "psci_state", 36, 4, v & BIT(2));
 
 	size_t end = b->len;
 	if (slen != b->len) {
@@ -399,73 +505,8 @@ void cper_decode_proc_arm(const CperBuf *b, json_t *body)
 		end = MIN((size_t)slen, b->len);
 	}
 
-	json_t *errs = cper_child_array(c, body, "error_information");
-	for (unsigned i = 0; errs && i < n_err; i++, off += 32) {
-		if (off + 32 > end) {
-			cper_error(c, b->base + off,
-				   "error information structure %u of %" PRIu64
-				   " lies past the end of the section",
-				   i, n_err);
-			return;
-		}
-		CperBuf e = cper_buf_sub(b, off, 32);
-		const uint8_t *p = e.p;
-		uint16_t ev = cper_le16(p + 2);
-		json_t *o = cper_child_object(c, errs, NULL);
-		if (!o)
-			return;
-		cper_set(c, o, "version", json_integer(p[0]));
-		cper_set(c, o, "length", json_integer(p[1]));
-		cper_set(c, o, "validation_bits", cper_hex_u64(ev, 2));
-		cper_put_bits(c, o, "error_type", p[4], 1, type_strs, ARRAY_SIZE(type_strs));
-		/* The count is of errors beyond the first (cper-arm.c prints it + 1). */
-		if (ev & BIT(0))
-			cper_set(c, o, "multiple_error", json_integer(cper_le16(p + 5)));
-		if (ev & BIT(1))
-			cper_put_bits(c, o, "flags", p[7], 1, flag_strs, ARRAY_SIZE(flag_strs));
-		if (ev & BIT(2)) {
-			uint64_t info = cper_le64(p + 8);
-			cper_set(c, o, "error_info", cper_hex_u64(info, 8));
-			json_t *d = cper_child_object(c, o, "error_info_decoded");
-			if (d)
-				decode_arm_error_info(c, d, p[4], info);
-		}
-		cper_put_hex(&e, o, "virtual_fault_address", 16, 8, ev & BIT(3));
-		cper_put_hex(&e, o, "physical_fault_address", 24, 8, ev & BIT(4));
-	}
-
-	json_t *ctxs = cper_child_array(c, body, "context_information");
-	for (unsigned i = 0; ctxs && i < n_ctx; i++) {
-		if (off + 8 > end) {
-			cper_error(c, b->base + off,
-				   "context information structure %u of %" PRIu64
-				   " lies past the end of the section",
-				   i, n_ctx);
-			return;
-		}
-		const uint8_t *p = b->p + off;
-		uint16_t type = cper_le16(p + 2);
-		uint32_t size = cper_le32(p + 4);
-		json_t *o = cper_child_object(c, ctxs, NULL);
-		if (!o)
-			return;
-		cper_set(c, o, "version", json_integer(cper_le16(p)));
-		cper_put_enum_value(c, o, "register_context_type", type, arm_ctx_strs,
-				    ARRAY_SIZE(arm_ctx_strs));
-		cper_set(c, o, "register_array_size", json_integer(size));
-		uint64_t total = ((uint64_t)size + 8 + 15) & ~UINT64_C(15);
-		if (size > end - off - 8) {
-			cper_error(c, b->base + off + 4,
-				   "context information structure %u: register array of %" PRIu32
-				   " bytes runs past the end of the section",
-				   i, size);
-			cper_put_dump(b, o, "register_array_dump", off + 8, end - off - 8);
-			return;
-		}
-		cper_put_dump(b, o, "register_array_dump", off + 8, size);
-		off = total > end - off ? end : off + total;
-	}
-
+	if (!decode_arm_err_infos(b, n_err, end, &off) || !decode_arm_contexts(b, n_ctx, end, &off))
+		return;
 	if ((v & BIT(3)) || off < end)
-		cper_put_dump(b, body, "vendor_specific_dump", off, end > off ? end - off : 0);
+		cper_put_dump(b, "vendor_specific_dump", off, end > off ? end - off : 0);
 }

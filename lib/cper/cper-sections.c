@@ -51,54 +51,54 @@ static const char *const mem_err_type_strs[] = {
  * The fields both memory error sections start with, up to the bank; the bank
  * group and address validation bits are bank_bit and bank_bit + 1.
  */
-static void decode_memory_head(const CperBuf *b, json_t *body, uint64_t v, unsigned bank_bit)
+static void decode_memory_head(const CperBuf *b, uint64_t v, unsigned bank_bit)
 {
 	CperCtx *c = b->ctx;
 	uint64_t bank;
 
-	cper_put_error_status(b, body, 8, v & BIT(0));
-	cper_put_hex(b, body, "physical_address", 16, 8, v & BIT(1));
-	cper_put_hex(b, body, "physical_address_mask", 24, 8, v & BIT(2));
-	cper_put_uint(b, body, "node", 32, 2, v & BIT(3));
-	cper_put_uint(b, body, "card", 34, 2, v & BIT(4));
-	cper_put_uint(b, body, "module", 36, 2, v & BIT(5));
-	cper_put_uint(b, body, "bank", 38, 2, v & BIT(6));
+	cper_put_error_status(b, 8, v & BIT(0));
+	cper_put_hex(b, "physical_address", 16, 8, v & BIT(1));
+	cper_put_hex(b, "physical_address_mask", 24, 8, v & BIT(2));
+	cper_put_uint(b, "node", 32, 2, v & BIT(3));
+	cper_put_uint(b, "card", 34, 2, v & BIT(4));
+	cper_put_uint(b, "module", 36, 2, v & BIT(5));
+	cper_put_uint(b, "bank", 38, 2, v & BIT(6));
 	if (cper_field(b, 38, 2, v & BIT(bank_bit), "bank_group", &bank))
-		cper_set(c, body, "bank_group", json_integer((json_int_t)(bank >> 8)));
+		cper_emit_int(c, "bank_group", (int64_t)(bank >> 8));
 	if (cper_field(b, 38, 2, v & BIT(bank_bit + 1), "bank_address", &bank))
-		cper_set(c, body, "bank_address", json_integer((json_int_t)(bank & 0xff)));
+		cper_emit_int(c, "bank_address", (int64_t)(bank & 0xff));
 }
 
-static void decode_memory(const CperBuf *b, json_t *body)
+static void decode_memory(const CperBuf *b)
 {
 	CperCtx *c = b->ctx;
 	uint64_t v = 0, ext = 0, row;
 
-	if (!cper_section_begin(b, body, 73, "memory error section", &v))
+	if (!cper_section_begin(b, 73, "memory error section", &v))
 		return;
 	/* 80 bytes since UEFI 2.3, 73 in UEFI 2.1 and 2.2, anything else is neither. */
 	const char *layout = b->len >= 80 ? "uefi-2.3" : b->len == 73 ? "uefi-2.1" : "nonstandard";
-	cper_set(c, body, "layout", json_string(layout));
+	cper_emit_string(c, "layout", layout);
 
-	decode_memory_head(b, body, v, 19);
-	cper_put_uint(b, body, "device", 40, 2, v & BIT(7));
+	decode_memory_head(b, v, 19);
+	cper_put_uint(b, "device", 40, 2, v & BIT(7));
 	if (cper_field(b, 42, 2, v & (BIT(8) | BIT(18)), "row", &row)) {
 		if (cper_field(b, 73, 1, v & BIT(18), "row_extension", &ext))
 			row |= (ext & 0x3) << 16;
-		cper_set(c, body, "row", json_integer((json_int_t)row));
+		cper_emit_int(c, "row", (int64_t)row);
 	}
-	cper_put_uint(b, body, "column", 44, 2, v & BIT(9));
-	cper_put_uint(b, body, "bit_position", 46, 2, v & BIT(10));
-	cper_put_hex(b, body, "requestor_id", 48, 8, v & BIT(11));
-	cper_put_hex(b, body, "responder_id", 56, 8, v & BIT(12));
-	cper_put_hex(b, body, "target_id", 64, 8, v & BIT(13));
-	cper_put_enum(b, body, "error_type", 72, 1, v & BIT(14), mem_err_type_strs,
+	cper_put_uint(b, "column", 44, 2, v & BIT(9));
+	cper_put_uint(b, "bit_position", 46, 2, v & BIT(10));
+	cper_put_hex(b, "requestor_id", 48, 8, v & BIT(11));
+	cper_put_hex(b, "responder_id", 56, 8, v & BIT(12));
+	cper_put_hex(b, "target_id", 64, 8, v & BIT(13));
+	cper_put_enum(b, "error_type", 72, 1, v & BIT(14), mem_err_type_strs,
 		      ARRAY_SIZE(mem_err_type_strs));
-	cper_put_uint(b, body, "rank", 74, 2, v & BIT(15));
-	cper_put_hex(b, body, "card_handle", 76, 2, v & BIT(16));
-	cper_put_hex(b, body, "module_handle", 78, 2, v & BIT(17));
+	cper_put_uint(b, "rank", 74, 2, v & BIT(15));
+	cper_put_hex(b, "card_handle", 76, 2, v & BIT(16));
+	cper_put_hex(b, "module_handle", 78, 2, v & BIT(17));
 	if (cper_field(b, 73, 1, v & BIT(21), "chip_id", &ext))
-		cper_set(c, body, "chip_id", json_integer((json_int_t)(ext >> 5)));
+		cper_emit_int(c, "chip_id", (int64_t)(ext >> 5));
 }
 
 /*
@@ -110,27 +110,27 @@ static void decode_memory(const CperBuf *b, json_t *body)
  *	62 status u8	63 reserved	64 requestor id u64	72 responder id u64
  *	80 target id u64	88 card handle u32	92 module handle u32
  */
-static void decode_memory2(const CperBuf *b, json_t *body)
+static void decode_memory2(const CperBuf *b)
 {
 	uint64_t v = 0;
 
-	if (!cper_section_begin(b, body, 96, "memory error 2 section", &v))
+	if (!cper_section_begin(b, 96, "memory error 2 section", &v))
 		return;
-	decode_memory_head(b, body, v, 20);
-	cper_put_uint(b, body, "device", 40, 4, v & BIT(7));
-	cper_put_uint(b, body, "row", 44, 4, v & BIT(8));
-	cper_put_uint(b, body, "column", 48, 4, v & BIT(9));
-	cper_put_uint(b, body, "rank", 52, 4, v & BIT(10));
-	cper_put_uint(b, body, "bit_position", 56, 4, v & BIT(11));
-	cper_put_uint(b, body, "chip_id", 60, 1, v & BIT(12));
-	cper_put_enum(b, body, "error_type", 61, 1, v & BIT(13), mem_err_type_strs,
+	decode_memory_head(b, v, 20);
+	cper_put_uint(b, "device", 40, 4, v & BIT(7));
+	cper_put_uint(b, "row", 44, 4, v & BIT(8));
+	cper_put_uint(b, "column", 48, 4, v & BIT(9));
+	cper_put_uint(b, "rank", 52, 4, v & BIT(10));
+	cper_put_uint(b, "bit_position", 56, 4, v & BIT(11));
+	cper_put_uint(b, "chip_id", 60, 1, v & BIT(12));
+	cper_put_enum(b, "error_type", 61, 1, v & BIT(13), mem_err_type_strs,
 		      ARRAY_SIZE(mem_err_type_strs));
-	cper_put_hex(b, body, "status", 62, 1, v & BIT(14));
-	cper_put_hex(b, body, "requestor_id", 64, 8, v & BIT(15));
-	cper_put_hex(b, body, "responder_id", 72, 8, v & BIT(16));
-	cper_put_hex(b, body, "target_id", 80, 8, v & BIT(17));
-	cper_put_hex(b, body, "card_handle", 88, 4, v & BIT(18));
-	cper_put_hex(b, body, "module_handle", 92, 4, v & BIT(19));
+	cper_put_hex(b, "status", 62, 1, v & BIT(14));
+	cper_put_hex(b, "requestor_id", 64, 8, v & BIT(15));
+	cper_put_hex(b, "responder_id", 72, 8, v & BIT(16));
+	cper_put_hex(b, "target_id", 80, 8, v & BIT(17));
+	cper_put_hex(b, "card_handle", 88, 4, v & BIT(18));
+	cper_put_hex(b, "module_handle", 92, 4, v & BIT(19));
 }
 
 /*
@@ -177,7 +177,7 @@ static const char *const aer_uncor_strs[] = {
 	[25] = "TLPBlockedErr", [26] = "PoisonTLPBlocked",
 };
 
-static void decode_aer(const CperBuf *b, json_t *aer)
+static void decode_aer(const CperBuf *b)
 {
 	CperCtx *c = b->ctx;
 	uint64_t v;
@@ -186,70 +186,70 @@ static void decode_aer(const CperBuf *b, json_t *aer)
 	 * cor status/mask, cap control, header log [4], root command/status,
 	 * cor/uncor error source. */
 	if (cper_field(b, 4, 4, true, "aer_uncor_status", &v))
-		cper_put_bits(c, aer, "aer_uncor_status", v, 4, aer_uncor_strs,
+		cper_put_bits(c, "aer_uncor_status", v, 4, aer_uncor_strs,
 			      ARRAY_SIZE(aer_uncor_strs));
-	cper_put_hex(b, aer, "aer_uncor_mask", 8, 4, true);
-	cper_put_hex(b, aer, "aer_uncor_severity", 12, 4, true);
+	cper_put_hex(b, "aer_uncor_mask", 8, 4, true);
+	cper_put_hex(b, "aer_uncor_severity", 12, 4, true);
 	if (cper_field(b, 16, 4, true, "aer_cor_status", &v))
-		cper_put_bits(c, aer, "aer_cor_status", v, 4, aer_cor_strs,
-			      ARRAY_SIZE(aer_cor_strs));
-	cper_put_hex(b, aer, "aer_cor_mask", 20, 4, true);
-	cper_put_hex(b, aer, "aer_cap_control", 24, 4, true);
+		cper_put_bits(c, "aer_cor_status", v, 4, aer_cor_strs, ARRAY_SIZE(aer_cor_strs));
+	cper_put_hex(b, "aer_cor_mask", 20, 4, true);
+	cper_put_hex(b, "aer_cap_control", 24, 4, true);
 	if (cper_buf_has(b, 28, 16)) {
 		char tlp[40];
 		snprintf(tlp, sizeof(tlp), "%08" PRIx32 " %08" PRIx32 " %08" PRIx32 " %08" PRIx32,
 			 cper_le32(b->p + 28), cper_le32(b->p + 32), cper_le32(b->p + 36),
 			 cper_le32(b->p + 40));
-		cper_set(c, aer, "tlp_header", json_string(tlp));
+		cper_emit_string(c, "tlp_header", tlp);
 	}
-	cper_put_hex(b, aer, "aer_root_command", 44, 4, true);
-	cper_put_hex(b, aer, "aer_root_status", 48, 4, true);
-	cper_put_hex(b, aer, "aer_cor_error_source", 52, 2, true);
-	cper_put_hex(b, aer, "aer_uncor_error_source", 54, 2, true);
+	cper_put_hex(b, "aer_root_command", 44, 4, true);
+	cper_put_hex(b, "aer_root_status", 48, 4, true);
+	cper_put_hex(b, "aer_cor_error_source", 52, 2, true);
+	cper_put_hex(b, "aer_uncor_error_source", 54, 2, true);
 }
 
-static void decode_pcie(const CperBuf *b, json_t *body)
+static void decode_pcie(const CperBuf *b)
 {
 	CperCtx *c = b->ctx;
 	uint64_t v = 0;
 	char s[48];
 
-	if (!cper_section_begin(b, body, 208, "PCIe error section", &v))
+	if (!cper_section_begin(b, 208, "PCIe error section", &v))
 		return;
-	cper_put_enum(b, body, "port_type", 8, 4, v & BIT(0), pcie_port_type_strs,
+	cper_put_enum(b, "port_type", 8, 4, v & BIT(0), pcie_port_type_strs,
 		      ARRAY_SIZE(pcie_port_type_strs));
 	if ((v & BIT(1)) && cper_need(b, 14, "PCIe version")) {
 		snprintf(s, sizeof(s), "%x.%x", b->p[13], b->p[12]);
-		cper_set(c, body, "version", json_string(s));
+		cper_emit_string(c, "version", s);
 	}
-	cper_put_hex(b, body, "command", 16, 2, v & BIT(2));
-	cper_put_hex(b, body, "status", 18, 2, v & BIT(2));
+	cper_put_hex(b, "command", 16, 2, v & BIT(2));
+	cper_put_hex(b, "status", 18, 2, v & BIT(2));
 	if ((v & BIT(3)) && cper_need(b, 40, "PCIe device id")) {
 		const uint8_t *p = b->p;
-		json_t *id = cper_child_object(c, body, "device_id");
+		cper_emit_open_object(c, "device_id");
 		snprintf(s, sizeof(s), "%04x:%02x:%02x.%x", cper_le16(p + 33), p[35], p[32], p[31]);
-		cper_set(c, id, "bdf", json_string(s));
-		cper_set(c, id, "segment", json_integer(cper_le16(p + 33)));
-		cper_set(c, id, "bus", json_integer(p[35]));
-		cper_set(c, id, "device", json_integer(p[32]));
-		cper_set(c, id, "function", json_integer(p[31]));
-		cper_set(c, id, "slot", json_integer(cper_le16(p + 37) >> 3));
-		cper_set(c, id, "secondary_bus", json_integer(p[36]));
-		cper_set(c, id, "vendor_id", cper_hex_u64(cper_le16(p + 24), 2));
-		cper_set(c, id, "device_id", cper_hex_u64(cper_le16(p + 26), 2));
+		cper_emit_string(c, "bdf", s);
+		cper_emit_int(c, "segment", cper_le16(p + 33));
+		cper_emit_int(c, "bus", p[35]);
+		cper_emit_int(c, "device", p[32]);
+		cper_emit_int(c, "function", p[31]);
+		cper_emit_int(c, "slot", cper_le16(p + 37) >> 3);
+		cper_emit_int(c, "secondary_bus", p[36]);
+		cper_emit_hex(c, "vendor_id", cper_le16(p + 24), 2);
+		cper_emit_hex(c, "device_id", cper_le16(p + 26), 2);
 		snprintf(s, sizeof(s), "%02x%02x%02x", p[30], p[29], p[28]);
-		cper_set(c, id, "class_code", json_string(s));
+		cper_emit_string(c, "class_code", s);
+		cper_emit_close(c);
 	}
-	cper_put_hex(b, body, "serial_number", 40, 8, v & BIT(4));
-	cper_put_hex(b, body, "bridge_secondary_status", 48, 2, v & BIT(5));
-	cper_put_hex(b, body, "bridge_control", 50, 2, v & BIT(5));
+	cper_put_hex(b, "serial_number", 40, 8, v & BIT(4));
+	cper_put_hex(b, "bridge_secondary_status", 48, 2, v & BIT(5));
+	cper_put_hex(b, "bridge_control", 50, 2, v & BIT(5));
 	if ((v & BIT(6)) && cper_need(b, 112, "PCIe capability structure"))
-		cper_put_dump(b, body, "capability_dump", 52, 60);
+		cper_put_dump(b, "capability_dump", 52, 60);
 	if ((v & BIT(7)) && cper_need(b, 208, "PCIe AER information")) {
 		CperBuf ab = cper_buf_sub(b, 112, 96);
-		json_t *aer = cper_child_object(c, body, "aer_info");
-		if (aer)
-			decode_aer(&ab, aer);
+		cper_emit_open_object(c, "aer_info");
+		decode_aer(&ab);
+		cper_emit_close(c);
 	}
 }
 
@@ -266,31 +266,31 @@ static const char *const fw_err_rec_type_strs[] = {
 	"SOC Firmware Error Record Type2",
 };
 
-static void decode_fw_error(const CperBuf *b, json_t *body)
+static void decode_fw_error(const CperBuf *b)
 {
 	size_t end;
 
 	if (!cper_need(b, 16, "firmware error record reference section") && b->len < 2)
 		return;
-	cper_put_enum(b, body, "record_type", 0, 1, true, fw_err_rec_type_strs,
+	cper_put_enum(b, "record_type", 0, 1, true, fw_err_rec_type_strs,
 		      ARRAY_SIZE(fw_err_rec_type_strs));
-	cper_put_uint(b, body, "revision", 1, 1, true);
+	cper_put_uint(b, "revision", 1, 1, true);
 	switch (b->p[1]) {
 	case 0:
-		cper_put_hex(b, body, "record_identifier", 8, 8, true);
+		cper_put_hex(b, "record_identifier", 8, 8, true);
 		end = 16;
 		break;
 	case 1:
 		end = 8;
 		break;
 	default:
-		cper_put_hex(b, body, "record_identifier", 8, 8, true);
-		cper_put_guid(b, body, "record_identifier_guid", 16, true);
+		cper_put_hex(b, "record_identifier", 8, 8, true);
+		cper_put_guid(b, "record_identifier_guid", 16, true);
 		end = 32;
 		break;
 	}
 	if (b->len > end)
-		cper_put_dump(b, body, "data_dump", end, b->len - end);
+		cper_put_dump(b, "data_dump", end, b->len - end);
 }
 
 /*
@@ -312,29 +312,29 @@ static const char *const pci_bus_err_type_strs[] = {
 	"command parity error",
 };
 
-static void decode_pci_bus(const CperBuf *b, json_t *body)
+static void decode_pci_bus(const CperBuf *b)
 {
 	CperCtx *c = b->ctx;
 	uint64_t v = 0, x;
 
-	if (!cper_section_begin(b, body, 72, "PCI/PCI-X bus error section", &v))
+	if (!cper_section_begin(b, 72, "PCI/PCI-X bus error section", &v))
 		return;
-	cper_put_error_status(b, body, 8, v & BIT(0));
-	cper_put_enum(b, body, "error_type", 16, 2, v & BIT(1), pci_bus_err_type_strs,
+	cper_put_error_status(b, 8, v & BIT(0));
+	cper_put_enum(b, "error_type", 16, 2, v & BIT(1), pci_bus_err_type_strs,
 		      ARRAY_SIZE(pci_bus_err_type_strs));
 	if (cper_field(b, 18, 2, v & BIT(2), "bus_id", &x)) {
-		cper_set(c, body, "bus", json_integer((json_int_t)(x & 0xff)));
-		cper_set(c, body, "segment", json_integer((json_int_t)(x >> 8)));
+		cper_emit_int(c, "bus", (int64_t)(x & 0xff));
+		cper_emit_int(c, "segment", (int64_t)(x >> 8));
 	}
-	cper_put_hex(b, body, "bus_address", 24, 8, v & BIT(3));
-	cper_put_hex(b, body, "bus_data", 32, 8, v & BIT(4));
+	cper_put_hex(b, "bus_address", 24, 8, v & BIT(3));
+	cper_put_hex(b, "bus_data", 32, 8, v & BIT(4));
 	if (cper_field(b, 40, 8, v & BIT(5), "bus_command", &x)) {
-		cper_set(c, body, "bus_command", cper_hex_u64(x, 8));
-		cper_set(c, body, "bus_command_type", json_string(x & BIT(56) ? "PCI-X" : "PCI"));
+		cper_emit_hex(c, "bus_command", x, 8);
+		cper_emit_string(c, "bus_command_type", x & BIT(56) ? "PCI-X" : "PCI");
 	}
-	cper_put_hex(b, body, "requestor_id", 48, 8, v & BIT(6));
-	cper_put_hex(b, body, "completer_id", 56, 8, v & BIT(7));
-	cper_put_hex(b, body, "target_id", 64, 8, v & BIT(8));
+	cper_put_hex(b, "requestor_id", 48, 8, v & BIT(6));
+	cper_put_hex(b, "completer_id", 56, 8, v & BIT(7));
+	cper_put_hex(b, "target_id", 64, 8, v & BIT(8));
 }
 
 /*
@@ -345,24 +345,25 @@ static void decode_pci_bus(const CperBuf *b, json_t *body)
  *	32 memory register count u32	36 I/O register count u32
  *	40 register pairs: (address u64, value u64) x (memory + I/O count)
  */
-static void decode_pci_component(const CperBuf *b, json_t *body)
+static void decode_pci_component(const CperBuf *b)
 {
 	CperCtx *c = b->ctx;
 	uint64_t v = 0, n_mem = 0, n_io = 0;
 	char s[32];
 
-	if (!cper_section_begin(b, body, 40, "PCI component error section", &v))
+	if (!cper_section_begin(b, 40, "PCI component error section", &v))
 		return;
-	cper_put_error_status(b, body, 8, v & BIT(0));
+	cper_put_error_status(b, 8, v & BIT(0));
 	if ((v & BIT(1)) && cper_buf_has(b, 16, 16)) {
 		const uint8_t *p = b->p;
-		json_t *id = cper_child_object(c, body, "device_id");
+		cper_emit_open_object(c, "device_id");
 		snprintf(s, sizeof(s), "%04x:%02x:%02x.%x", p[26], p[25], p[24], p[23]);
-		cper_set(c, id, "bdf", json_string(s));
-		cper_set(c, id, "vendor_id", cper_hex_u64(cper_le16(p + 16), 2));
-		cper_set(c, id, "device_id", cper_hex_u64(cper_le16(p + 18), 2));
+		cper_emit_string(c, "bdf", s);
+		cper_emit_hex(c, "vendor_id", cper_le16(p + 16), 2);
+		cper_emit_hex(c, "device_id", cper_le16(p + 18), 2);
 		snprintf(s, sizeof(s), "%02x%02x%02x", p[22], p[21], p[20]);
-		cper_set(c, id, "class_code", json_string(s));
+		cper_emit_string(c, "class_code", s);
+		cper_emit_close(c);
 	} else if (v & BIT(1))
 		cper_error(c, b->base + 16,
 			   "device_id: field marked valid lies past the end of "
@@ -370,9 +371,9 @@ static void decode_pci_component(const CperBuf *b, json_t *body)
 	cper_field(b, 32, 4, v & BIT(2), "memory_register_count", &n_mem);
 	cper_field(b, 36, 4, v & BIT(3), "io_register_count", &n_io);
 	if (v & BIT(2))
-		cper_set(c, body, "memory_register_count", json_integer((json_int_t)n_mem));
+		cper_emit_int(c, "memory_register_count", (int64_t)n_mem);
 	if (v & BIT(3))
-		cper_set(c, body, "io_register_count", json_integer((json_int_t)n_io));
+		cper_emit_int(c, "io_register_count", (int64_t)n_io);
 	if (!(v & BIT(4)))
 		return;
 
@@ -384,14 +385,16 @@ static void decode_pci_component(const CperBuf *b, json_t *body)
 			   pairs, b->len, fit);
 		pairs = fit;
 	}
-	json_t *regs = cper_child_array(c, body, "registers");
-	for (uint64_t i = 0; regs && i < pairs; i++) {
+	cper_emit_open_array(c, "registers");
+	for (uint64_t i = 0; i < pairs; i++) {
 		const uint8_t *p = b->p + 40 + 16 * i;
-		cper_append(c, regs,
-			    json_pack("{s:s,s:o,s:o}", "space", i < n_mem ? "memory" : "io",
-				      "address", cper_hex_u64(cper_le64(p), 8), "value",
-				      cper_hex_u64(cper_le64(p + 8), 8)));
+		cper_emit_open_object(c, NULL);
+		cper_emit_string(c, "space", i < n_mem ? "memory" : "io");
+		cper_emit_hex(c, "address", cper_le64(p), 8);
+		cper_emit_hex(c, "value", cper_le64(p + 8), 8);
+		cper_emit_close(c);
 	}
+	cper_emit_close(c);
 }
 
 /*
@@ -414,37 +417,36 @@ static const char *const dmar_fault_strs[] = {
 	[11] = "DMAr unit's attempt to access the command buffer resulted in an error",
 };
 
-static void decode_dmar_generic(const CperBuf *b, json_t *body)
+static void decode_dmar_generic(const CperBuf *b)
 {
 	static const char *const access_strs[] = {"read", "write"};
 	static const char *const addr_strs[] = {"untranslated request", "translation request"};
 	static const char *const arch_strs[] = {[1] = "VT-d", [2] = "IOMMU"};
 
 	cper_need(b, 32, "DMAr generic error section");
-	cper_put_hex(b, body, "requester_id", 0, 2, true);
-	cper_put_uint(b, body, "segment", 2, 2, true);
-	cper_put_enum(b, body, "fault_reason", 4, 1, true, dmar_fault_strs,
-		      ARRAY_SIZE(dmar_fault_strs));
-	cper_put_enum(b, body, "access_type", 5, 1, true, access_strs, ARRAY_SIZE(access_strs));
-	cper_put_enum(b, body, "address_type", 6, 1, true, addr_strs, ARRAY_SIZE(addr_strs));
-	cper_put_enum(b, body, "architecture_type", 7, 1, true, arch_strs, ARRAY_SIZE(arch_strs));
-	cper_put_hex(b, body, "device_address", 8, 8, true);
+	cper_put_hex(b, "requester_id", 0, 2, true);
+	cper_put_uint(b, "segment", 2, 2, true);
+	cper_put_enum(b, "fault_reason", 4, 1, true, dmar_fault_strs, ARRAY_SIZE(dmar_fault_strs));
+	cper_put_enum(b, "access_type", 5, 1, true, access_strs, ARRAY_SIZE(access_strs));
+	cper_put_enum(b, "address_type", 6, 1, true, addr_strs, ARRAY_SIZE(addr_strs));
+	cper_put_enum(b, "architecture_type", 7, 1, true, arch_strs, ARRAY_SIZE(arch_strs));
+	cper_put_hex(b, "device_address", 8, 8, true);
 }
 
-static void put_hex_list(const CperBuf *b, json_t *o, const char *name, size_t off, size_t n)
+static void put_hex_list(const CperBuf *b, const char *name, size_t off, size_t n)
 {
-	json_t *a = cper_child_array(b->ctx, o, name);
-
-	for (size_t i = 0; a && i < n && cper_buf_has(b, off + 8 * i, 8); i++)
-		cper_append(b->ctx, a, cper_hex_u64(cper_le64(b->p + off + 8 * i), 8));
+	cper_emit_open_array(b->ctx, name);
+	for (size_t i = 0; i < n && cper_buf_has(b, off + 8 * i, 8); i++)
+		cper_emit_hex(b->ctx, NULL, cper_le64(b->p + off + 8 * i), 8);
+	cper_emit_close(b->ctx);
 }
 
-static void put_page_tables(const CperBuf *b, json_t *body, size_t off)
+static void put_page_tables(const CperBuf *b, size_t off)
 {
 	static const char *const names[] = {"pte_l6", "pte_l5", "pte_l4",
 					    "pte_l3", "pte_l2", "pte_l1"};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		cper_put_hex(b, body, names[i], off + 8 * i, 8, true);
+		cper_put_hex(b, names[i], off + 8 * i, 8, true);
 }
 
 /*
@@ -454,21 +456,21 @@ static void put_page_tables(const CperBuf *b, json_t *body, size_t off)
  *	32 fault status u32	36 reserved [12]	48 fault record [16]
  *	64 root entry [16]	80 context entry [16]	96 PTE L6..L1 u64 x 6
  */
-static void decode_dmar_vtd(const CperBuf *b, json_t *body)
+static void decode_dmar_vtd(const CperBuf *b)
 {
 	cper_need(b, 144, "VT-d DMAr error section");
-	cper_put_uint(b, body, "version", 0, 1, true);
-	cper_put_uint(b, body, "revision", 1, 1, true);
-	cper_put_text(b, body, "oem_id", 2, 6, true);
-	cper_put_hex(b, body, "capability", 8, 8, true);
-	cper_put_hex(b, body, "extended_capability", 16, 8, true);
-	cper_put_hex(b, body, "global_command", 24, 4, true);
-	cper_put_hex(b, body, "global_status", 28, 4, true);
-	cper_put_hex(b, body, "fault_status", 32, 4, true);
-	put_hex_list(b, body, "fault_record", 48, 2);
-	put_hex_list(b, body, "root_entry", 64, 2);
-	put_hex_list(b, body, "context_entry", 80, 2);
-	put_page_tables(b, body, 96);
+	cper_put_uint(b, "version", 0, 1, true);
+	cper_put_uint(b, "revision", 1, 1, true);
+	cper_put_text(b, "oem_id", 2, 6, true);
+	cper_put_hex(b, "capability", 8, 8, true);
+	cper_put_hex(b, "extended_capability", 16, 8, true);
+	cper_put_hex(b, "global_command", 24, 4, true);
+	cper_put_hex(b, "global_status", 28, 4, true);
+	cper_put_hex(b, "fault_status", 32, 4, true);
+	put_hex_list(b, "fault_record", 48, 2);
+	put_hex_list(b, "root_entry", 64, 2);
+	put_hex_list(b, "context_entry", 80, 2);
+	put_page_tables(b, 96);
 }
 
 /*
@@ -477,15 +479,15 @@ static void decode_dmar_vtd(const CperBuf *b, json_t *body)
  *	24 reserved [8]	32 event log entry [16]	48 reserved [16]
  *	64 device table entry [32]	96 PTE L6..L1 u64 x 6
  */
-static void decode_dmar_iommu(const CperBuf *b, json_t *body)
+static void decode_dmar_iommu(const CperBuf *b)
 {
 	cper_need(b, 144, "IOMMU DMAr error section");
-	cper_put_uint(b, body, "revision", 0, 1, true);
-	cper_put_hex(b, body, "control", 8, 8, true);
-	cper_put_hex(b, body, "status", 16, 8, true);
-	put_hex_list(b, body, "event_log_entry", 32, 2);
-	put_hex_list(b, body, "device_table_entry", 64, 4);
-	put_page_tables(b, body, 96);
+	cper_put_uint(b, "revision", 0, 1, true);
+	cper_put_hex(b, "control", 8, 8, true);
+	cper_put_hex(b, "status", 16, 8, true);
+	put_hex_list(b, "event_log_entry", 32, 2);
+	put_hex_list(b, "device_table_entry", 64, 4);
+	put_page_tables(b, 96);
 }
 
 /*
@@ -493,7 +495,7 @@ static void decode_dmar_iommu(const CperBuf *b, json_t *body)
  *	0 length u32	4 validation u64	12 CCIX source id u8
  *	13 CCIX port id u8	14 reserved u16	16 CCIX PER log (length - 16)
  */
-static void decode_ccix_per(const CperBuf *b, json_t *body)
+static void decode_ccix_per(const CperBuf *b)
 {
 	CperCtx *c = b->ctx;
 	uint64_t v = 0, len = 0;
@@ -502,10 +504,10 @@ static void decode_ccix_per(const CperBuf *b, json_t *body)
 	if (!cper_field(b, 0, 4, true, "length", &len) ||
 	    !cper_field(b, 4, 8, true, "validation_bits", &v))
 		return;
-	cper_set(c, body, "length", json_integer((json_int_t)len));
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
-	cper_put_uint(b, body, "ccix_source_id", 12, 1, v & BIT(0));
-	cper_put_uint(b, body, "ccix_port_id", 13, 1, v & BIT(1));
+	cper_emit_int(c, "length", (int64_t)len);
+	cper_emit_hex(c, "validation_bits", v, 8);
+	cper_put_uint(b, "ccix_source_id", 12, 1, v & BIT(0));
+	cper_put_uint(b, "ccix_port_id", 13, 1, v & BIT(1));
 	if (v & BIT(2)) {
 		if (len < 16 || len > b->len)
 			cper_error(c, b->base,
@@ -513,7 +515,7 @@ static void decode_ccix_per(const CperBuf *b, json_t *body)
 				   " does not match the %zu-byte section",
 				   len, b->len);
 		size_t end = len >= 16 && len <= b->len ? len : b->len;
-		cper_put_dump(b, body, "per_log_dump", 16, end > 16 ? end - 16 : 0);
+		cper_put_dump(b, "per_log_dump", 16, end > 16 ? end - 16 : 0);
 	}
 }
 
@@ -538,55 +540,74 @@ static const char *const cxl_agent_type_strs[] = {
 	"CXL 2.0 upstream switch port",
 };
 
-static void decode_cxl_protocol(const CperBuf *b, json_t *body)
+static void decode_cxl_protocol(const CperBuf *b)
 {
 	CperCtx *c = b->ctx;
 	uint64_t v = 0, agent = 0, dvsec = 0, elog = 0;
 	char s[32];
 
-	if (!cper_section_begin(b, body, 116, "CXL protocol error section", &v))
+	if (!cper_section_begin(b, 116, "CXL protocol error section", &v))
 		return;
 	bool have_agent = cper_field(b, 8, 1, v & BIT(0), "agent_type", &agent);
 	if (have_agent)
-		cper_put_enum_value(c, body, "agent_type", agent, cxl_agent_type_strs,
+		cper_put_enum_value(c, "agent_type", agent, cxl_agent_type_strs,
 				    ARRAY_SIZE(cxl_agent_type_strs));
 	if ((v & BIT(1)) && cper_need(b, 24, "CXL agent address")) {
 		if (have_agent && agent <= 1)
-			cper_put_hex(b, body, "rcrb_base_address", 16, 8, true);
+			cper_put_hex(b, "rcrb_base_address", 16, 8, true);
 		else {
 			const uint8_t *p = b->p;
 			snprintf(s, sizeof(s), "%04x:%02x:%02x.%x", cper_le16(p + 19), p[18], p[17],
 				 p[16]);
-			cper_set(c, body, "agent_address", json_string(s));
+			cper_emit_string(c, "agent_address", s);
 		}
 	}
 	if ((v & BIT(2)) && cper_need(b, 40, "CXL device id")) {
-		json_t *id = cper_child_object(c, body, "device_id");
 		CperBuf ib = cper_buf_sub(b, 24, 16);
-		cper_put_hex(&ib, id, "vendor_id", 0, 2, true);
-		cper_put_hex(&ib, id, "device_id", 2, 2, true);
-		cper_put_hex(&ib, id, "subsystem_vendor_id", 4, 2, true);
-		cper_put_hex(&ib, id, "subsystem_id", 6, 2, true);
-		cper_put_hex(&ib, id, "class_code", 8, 2, true);
-		cper_set(c, id, "slot", json_integer(cper_le16(ib.p + 10) >> 3));
+		cper_emit_open_object(c, "device_id");
+		cper_put_hex(&ib, "vendor_id", 0, 2, true);
+		cper_put_hex(&ib, "device_id", 2, 2, true);
+		cper_put_hex(&ib, "subsystem_vendor_id", 4, 2, true);
+		cper_put_hex(&ib, "subsystem_id", 6, 2, true);
+		cper_put_hex(&ib, "class_code", 8, 2, true);
+		cper_emit_int(c, "slot", cper_le16(ib.p + 10) >> 3);
+		cper_emit_close(c);
 	}
-	cper_put_hex(b, body, "serial_number", 40, 8, v & BIT(3));
+	cper_put_hex(b, "serial_number", 40, 8, v & BIT(3));
 	if ((v & BIT(4)) && cper_need(b, 108, "CXL capability structure"))
-		cper_put_dump(b, body, "capability_dump", 48, 60);
+		cper_put_dump(b, "capability_dump", 48, 60);
 	if (!cper_field(b, 108, 2, true, "dvsec_length", &dvsec) ||
 	    !cper_field(b, 110, 2, true, "error_log_length", &elog))
 		return;
-	cper_set(c, body, "dvsec_length", json_integer((json_int_t)dvsec));
-	cper_set(c, body, "error_log_length", json_integer((json_int_t)elog));
+	cper_emit_int(c, "dvsec_length", (int64_t)dvsec);
+	cper_emit_int(c, "error_log_length", (int64_t)elog);
 	if ((v & (BIT(5) | BIT(6))) && 116 + dvsec + elog > b->len)
 		cper_error(c, b->base + 108,
 			   "DVSEC (%" PRIu64 " bytes) and error log (%" PRIu64
 			   " bytes) run past the end of the %zu-byte section",
 			   dvsec, elog, b->len);
 	if (v & BIT(5))
-		cper_put_dump(b, body, "dvsec_dump", 116, dvsec);
+		cper_put_dump(b, "dvsec_dump", 116, dvsec);
 	if (v & BIT(6))
-		cper_put_dump(b, body, "error_log_dump", 116 + dvsec, elog);
+		cper_put_dump(b, "error_log_dump", 116 + dvsec, elog);
+}
+
+/*
+ * CXL General Media and DRAM event records start their specific data with
+ * the device physical address (bits 0-5: flags), memory event descriptor,
+ * memory event type and transaction type.
+ */
+static void decode_cxl_media_event(const CperBuf *b)
+{
+	if (!cper_buf_has(b, 32 + 48, 11))
+		return;
+	CperBuf db = cper_buf_sub(b, 80, b->len - 80);
+	uint64_t dpa = cper_le64(db.p);
+	cper_emit_hex(b->ctx, "dpa", dpa & ~UINT64_C(0x3f), 8);
+	cper_emit_hex(b->ctx, "dpa_flags", dpa & 0x3f, 1);
+	cper_put_hex(&db, "descriptor", 8, 1, true);
+	cper_put_uint(&db, "type", 9, 1, true);
+	cper_put_uint(&db, "transaction_type", 10, 1, true);
 }
 
 /*
@@ -600,35 +621,11 @@ static void decode_cxl_protocol(const CperBuf *b, json_t *body)
  *	   related handle u16, timestamp u64 (ns), maintenance op class u8,
  *	   reserved [15]; then 80 bytes of event specific data.
  */
-static void decode_cxl_component(const CperBuf *b, json_t *body)
+/* The event log of a component event section; media says it is a General Media or DRAM one. */
+static void decode_cxl_event(const CperBuf *b, bool media)
 {
 	CperCtx *c = b->ctx;
-	uint64_t v = 0, len = 0;
-	char s[32];
 
-	cper_need(b, 32, "CXL component event section");
-	if (!cper_field(b, 0, 4, true, "length", &len) ||
-	    !cper_field(b, 4, 8, true, "validation_bits", &v))
-		return;
-	cper_set(c, body, "length", json_integer((json_int_t)len));
-	cper_set(c, body, "validation_bits", cper_hex_u64(v, 8));
-	if (len != b->len)
-		cper_error(c, b->base,
-			   "CXL component event length %" PRIu64
-			   " differs from the %zu-byte section",
-			   len, b->len);
-	if ((v & BIT(0)) && cper_need(b, 24, "CXL device id")) {
-		const uint8_t *p = b->p;
-		json_t *id = cper_child_object(c, body, "device_id");
-		snprintf(s, sizeof(s), "%04x:%02x:%02x.%x", cper_le16(p + 19), p[18], p[17], p[16]);
-		cper_set(c, id, "bdf", json_string(s));
-		cper_set(c, id, "vendor_id", cper_hex_u64(cper_le16(p + 12), 2));
-		cper_set(c, id, "device_id", cper_hex_u64(cper_le16(p + 14), 2));
-		cper_set(c, id, "slot", json_integer(cper_le16(p + 21) >> 3));
-	}
-	cper_put_hex(b, body, "serial_number", 24, 8, v & BIT(1));
-	if (!(v & BIT(2)))
-		return;
 	if (!cper_buf_has(b, 32, 48)) {
 		cper_error(c, b->base + 32,
 			   "component event log: the 48-byte event record header lies past the "
@@ -642,39 +639,61 @@ static void decode_cxl_component(const CperBuf *b, json_t *body)
 			   "component event record of %u bytes runs past the end of the section "
 			   "(%zu bytes left)",
 			   eb.p[16], eb.len);
-	json_t *ev = cper_child_object(c, body, "event");
-	if (!ev)
-		return;
-	cper_put_guid(&eb, ev, "event_class", 0, true);
-	cper_put_uint(&eb, ev, "length", 16, 1, true);
-	cper_put_hex(&eb, ev, "flags", 17, 3, true);
-	cper_put_hex(&eb, ev, "handle", 20, 2, true);
-	cper_put_hex(&eb, ev, "related_handle", 22, 2, true);
-	cper_put_uint(&eb, ev, "timestamp_ns", 24, 8, true);
-	cper_put_uint(&eb, ev, "maintenance_operation_class", 32, 1, true);
+	cper_emit_open_object(c, "event");
+	cper_put_guid(&eb, "event_class", 0, true);
+	cper_put_uint(&eb, "length", 16, 1, true);
+	cper_put_hex(&eb, "flags", 17, 3, true);
+	cper_put_hex(&eb, "handle", 20, 2, true);
+	cper_put_hex(&eb, "related_handle", 22, 2, true);
+	cper_put_uint(&eb, "timestamp_ns", 24, 8, true);
+	cper_put_uint(&eb, "maintenance_operation_class", 32, 1, true);
 	if (eb.len > 48)
-		cper_put_dump(&eb, ev, "data_dump", 48, eb.len - 48);
+		cper_put_dump(&eb, "data_dump", 48, eb.len - 48);
+	if (media)
+		decode_cxl_media_event(b);
+	cper_emit_close(c);
 }
 
-/*
- * CXL General Media and DRAM event records start their specific data with
- * the device physical address (bits 0-5: flags), memory event descriptor,
- * memory event type and transaction type.
- */
-static void decode_cxl_media(const CperBuf *b, json_t *body)
+static void decode_cxl_component_section(const CperBuf *b, bool media)
 {
-	decode_cxl_component(b, body);
+	CperCtx *c = b->ctx;
+	uint64_t v = 0, len = 0;
+	char s[32];
 
-	json_t *ev = json_object_get(body, "event");
-	if (!ev || !cper_buf_has(b, 32 + 48, 11))
+	cper_need(b, 32, "CXL component event section");
+	if (!cper_field(b, 0, 4, true, "length", &len) ||
+	    !cper_field(b, 4, 8, true, "validation_bits", &v))
 		return;
-	CperBuf db = cper_buf_sub(b, 80, b->len - 80);
-	uint64_t dpa = cper_le64(db.p);
-	cper_set(b->ctx, ev, "dpa", cper_hex_u64(dpa & ~UINT64_C(0x3f), 8));
-	cper_set(b->ctx, ev, "dpa_flags", cper_hex_u64(dpa & 0x3f, 1));
-	cper_put_hex(&db, ev, "descriptor", 8, 1, true);
-	cper_put_uint(&db, ev, "type", 9, 1, true);
-	cper_put_uint(&db, ev, "transaction_type", 10, 1, true);
+	cper_emit_int(c, "length", (int64_t)len);
+	cper_emit_hex(c, "validation_bits", v, 8);
+	if (len != b->len)
+		cper_error(c, b->base,
+			   "CXL component event length %" PRIu64
+			   " differs from the %zu-byte section",
+			   len, b->len);
+	if ((v & BIT(0)) && cper_need(b, 24, "CXL device id")) {
+		const uint8_t *p = b->p;
+		cper_emit_open_object(c, "device_id");
+		snprintf(s, sizeof(s), "%04x:%02x:%02x.%x", cper_le16(p + 19), p[18], p[17], p[16]);
+		cper_emit_string(c, "bdf", s);
+		cper_emit_hex(c, "vendor_id", cper_le16(p + 12), 2);
+		cper_emit_hex(c, "device_id", cper_le16(p + 14), 2);
+		cper_emit_int(c, "slot", cper_le16(p + 21) >> 3);
+		cper_emit_close(c);
+	}
+	cper_put_hex(b, "serial_number", 24, 8, v & BIT(1));
+	if (v & BIT(2))
+		decode_cxl_event(b, media);
+}
+
+static void decode_cxl_component(const CperBuf *b)
+{
+	decode_cxl_component_section(b, false);
+}
+
+static void decode_cxl_media(const CperBuf *b)
+{
+	decode_cxl_component_section(b, true);
 }
 
 /*
@@ -682,26 +701,29 @@ static void decode_cxl_media(const CperBuf *b, json_t *body)
  * text, or deflate-compressed. The text is kept as it is, except for bytes
  * that are not valid UTF-8 (shown as U+FFFD) and NULs (dropped).
  */
-static json_t *text_json(const void *p, size_t n)
+static void put_log_text(CperCtx *c, const void *p, size_t n)
 {
 	size_t len;
 	_cleanup_free_ char *s = utf8_sanitize(p, n, &len);
 
-	return s ? json_stringn(s, len) : NULL;
+	if (!s)
+		c->oom = true;
+	else
+		cper_emit_stringn(c, "text", s, len);
 }
 
-static void decode_dmesg(const CperBuf *b, json_t *body)
+static void decode_dmesg(const CperBuf *b)
 {
-	cper_set(b->ctx, body, "text", text_json(b->p, b->len));
+	put_log_text(b->ctx, b->p, b->len);
 }
 
-static void decode_dmesg_z(const CperBuf *b, json_t *body)
+static void decode_dmesg_z(const CperBuf *b)
 {
 	_cleanup_free_ void *out = NULL;
 	size_t out_len;
 	int r;
 
-	cper_set(b->ctx, body, "compressed_length", json_integer((json_int_t)b->len));
+	cper_emit_int(b->ctx, "compressed_length", (int64_t)b->len);
 	/* What it inflates to counts against the decoding budget of the whole buffer: a record
 	 * whose sections all point at one blob inflates it once per section. */
 	r = zlib_inflate_buffer_head(b->p, b->len, b->ctx->budget, &out, &out_len);
@@ -712,7 +734,7 @@ static void decode_dmesg_z(const CperBuf *b, json_t *body)
 	if (r < 0) {
 		cper_error(b->ctx, b->base,
 			   "compressed dmesg: corrupt deflate data; shown as a dump");
-		cper_put_dump(b, body, "data_dump", 0, b->len);
+		cper_put_dump(b, "data_dump", 0, b->len);
 		return;
 	}
 	if (r > 0) {
@@ -724,13 +746,13 @@ static void decode_dmesg_z(const CperBuf *b, json_t *body)
 		b->ctx->spent = true;
 	}
 	b->ctx->budget -= out_len;
-	cper_set(b->ctx, body, "text", text_json(out, out_len));
+	put_log_text(b->ctx, out, out_len);
 }
 
-static void decode_ipf(const CperBuf *b, json_t *body)
+static void decode_ipf(const CperBuf *b)
 {
 	/* Itanium SAL error records: shown as they are. */
-	cper_put_dump(b, body, "data_dump", 0, b->len);
+	cper_put_dump(b, "data_dump", 0, b->len);
 }
 
 static const CperSectionType section_types[] = {

@@ -78,56 +78,47 @@ static void print_dump(const char *pfx, int indent, const char *hex, FILE *f)
 
 static void print_object(const char *pfx, int indent, const json_t *o, FILE *f);
 
-static void print_member(const char *pfx, int indent, const json_t *o, const char *key,
-			 const json_t *v, FILE *f)
+/* Scalars joined by ", ". */
+static void print_scalars(const json_t *a, FILE *f)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(a, i, e) {
+		if (i > 0)
+			fputs(", ", f);
+		print_scalar(e, f);
+	}
+}
+
+/* An array: scalars on one line, objects one block each. */
+static void print_array(const char *pfx, int indent, const char *key, const json_t *v, FILE *f)
+{
+	size_t i;
+	json_t *e;
+	bool scalars = true;
+
+	json_array_foreach(v, i, e)
+		if (json_is_object(e) || json_is_array(e))
+			scalars = false;
+	if (scalars) {
+		fprintf(f, "%s%*s%s: ", pfx, indent, "", key);
+		print_scalars(v, f);
+		fputc('\n', f);
+		return;
+	}
+	json_array_foreach(v, i, e) {
+		fprintf(f, "%s%*s%s %zu:\n", pfx, indent, "", key, i);
+		if (json_is_object(e))
+			print_object(pfx, indent + 1, e, f);
+	}
+}
+
+/* "key: value", with its "key_name" and "key_names" companions of o on the same line. */
+static void print_value(const char *pfx, int indent, const json_t *o, const char *key,
+			const json_t *v, FILE *f)
 {
 	char k2[72];
-
-	if (streq(key, "text") && json_is_string(v)) {
-		/* The kernel log a Linux record wraps, as it is. */
-		const char *s = json_string_value(v);
-		fprintf(f, "%s%*stext:\n", pfx, indent, "");
-		fputs(s, f);
-		if (*s && s[strlen(s) - 1] != '\n')
-			fputc('\n', f);
-		return;
-	}
-	if (has_suffix(key, "_dump") && json_is_string(v)) {
-		fprintf(f, "%s%*s%.*s: %zu bytes\n", pfx, indent, "", (int)(strlen(key) - 5), key,
-			json_string_length(v) / 2);
-		print_dump(pfx, indent + 1, json_string_value(v), f);
-		return;
-	}
-	if (json_is_object(v)) {
-		fprintf(f, "%s%*s%s:\n", pfx, indent, "", key);
-		print_object(pfx, indent + 1, v, f);
-		return;
-	}
-	if (json_is_array(v)) {
-		size_t i;
-		json_t *e;
-		bool scalars = true;
-
-		json_array_foreach(v, i, e)
-			if (json_is_object(e) || json_is_array(e))
-				scalars = false;
-		if (scalars) {
-			fprintf(f, "%s%*s%s: ", pfx, indent, "", key);
-			json_array_foreach(v, i, e) {
-				if (i > 0)
-					fputs(", ", f);
-				print_scalar(e, f);
-			}
-			fputc('\n', f);
-			return;
-		}
-		json_array_foreach(v, i, e) {
-			fprintf(f, "%s%*s%s %zu:\n", pfx, indent, "", key, i);
-			if (json_is_object(e))
-				print_object(pfx, indent + 1, e, f);
-		}
-		return;
-	}
 
 	fprintf(f, "%s%*s%s: ", pfx, indent, "", key);
 	print_scalar(v, f);
@@ -138,17 +129,34 @@ static void print_member(const char *pfx, int indent, const json_t *o, const cha
 	cper_key_suffixed(k2, sizeof(k2), key, "_names");
 	const json_t *names = json_object_get(o, k2);
 	if (json_is_array(names) && json_array_size(names) > 0) {
-		size_t i;
-		json_t *e;
 		fputs(" (", f);
-		json_array_foreach(names, i, e) {
-			if (i > 0)
-				fputs(", ", f);
-			print_scalar(e, f);
-		}
+		print_scalars(names, f);
 		fputc(')', f);
 	}
 	fputc('\n', f);
+}
+
+static void print_member(const char *pfx, int indent, const json_t *o, const char *key,
+			 const json_t *v, FILE *f)
+{
+	if (streq(key, "text") && json_is_string(v)) {
+		/* The kernel log a Linux record wraps, as it is. */
+		const char *s = json_string_value(v);
+		fprintf(f, "%s%*stext:\n", pfx, indent, "");
+		fputs(s, f);
+		if (*s && s[strlen(s) - 1] != '\n')
+			fputc('\n', f);
+	} else if (has_suffix(key, "_dump") && json_is_string(v)) {
+		fprintf(f, "%s%*s%.*s: %zu bytes\n", pfx, indent, "", (int)(strlen(key) - 5), key,
+			json_string_length(v) / 2);
+		print_dump(pfx, indent + 1, json_string_value(v), f);
+	} else if (json_is_object(v)) {
+		fprintf(f, "%s%*s%s:\n", pfx, indent, "", key);
+		print_object(pfx, indent + 1, v, f);
+	} else if (json_is_array(v))
+		print_array(pfx, indent, key, v, f);
+	else
+		print_value(pfx, indent, o, key, v, f);
 }
 
 static void print_object(const char *pfx, int indent, const json_t *o, FILE *f)
@@ -183,13 +191,35 @@ static void print_messages(const char *pfx, const char *what, const json_t *mess
 			json_integer_value(json_object_get(e, "offset")), str(e, "message", ""));
 }
 
-int cper_record_print_text(const json_t *record, const char *prefix, FILE *f)
+/* "<prefix><label>: a b c" for a non-empty "flags_names" array. */
+static void print_flag_names(const char *pfx, const char *label, const json_t *names, FILE *f)
 {
-	const char *pfx = prefix ?: DEFAULT_PREFIX;
+	size_t i;
+	json_t *e;
+
+	if (json_array_size(names) == 0)
+		return;
+	fprintf(f, "%s%s:", pfx, label);
+	json_array_foreach(names, i, e)
+		fprintf(f, " %s", json_string_value(e));
+	fputc('\n', f);
+}
+
+/* "<prefix>key: GUID (name)", the name from "key_name" when there is one. */
+static void print_guid_named(const char *pfx, const json_t *o, const char *key, FILE *f)
+{
+	char name_key[72];
+
+	cper_key_suffixed(name_key, sizeof(name_key), key, "_name");
+	const char *name = str(o, name_key, NULL);
+	fprintf(f, "%s%s: %s%s%s%s\n", pfx, key, str(o, key, "?"), name ? " (" : "", name ?: "",
+		name ? ")" : "");
+}
+
+static void print_record_header(const char *pfx, const json_t *record, FILE *f)
+{
 	const json_t *ts = json_object_get(record, "timestamp");
 	const char *sev = str(record, "severity", "unknown");
-	size_t i;
-	json_t *s;
 
 	if (streq(sev, "corrected"))
 		fprintf(f, "%sIt has been corrected by h/w and requires no further action\n", pfx);
@@ -204,58 +234,47 @@ int cper_record_print_text(const json_t *record, const char *prefix, FILE *f)
 	if (ts)
 		fprintf(f, "%stimestamp: %s (%s)\n", pfx, str(ts, "time", str(ts, "raw", "?")),
 			str(ts, "encoding", "unknown"));
-	fprintf(f, "%screator_id: %s%s%s%s\n", pfx, str(record, "creator_id", "?"),
-		json_object_get(record, "creator_id_name") ? " (" : "",
-		str(record, "creator_id_name", ""),
-		json_object_get(record, "creator_id_name") ? ")" : "");
-	fprintf(f, "%snotification_type: %s%s%s%s\n", pfx, str(record, "notification_type", "?"),
-		json_object_get(record, "notification_type_name") ? " (" : "",
-		str(record, "notification_type_name", ""),
-		json_object_get(record, "notification_type_name") ? ")" : "");
+	print_guid_named(pfx, record, "creator_id", f);
+	print_guid_named(pfx, record, "notification_type", f);
 	if (json_object_get(record, "platform_id"))
 		fprintf(f, "%splatform_id: %s\n", pfx, str(record, "platform_id", ""));
 	if (json_object_get(record, "partition_id"))
 		fprintf(f, "%spartition_id: %s\n", pfx, str(record, "partition_id", ""));
-	const json_t *flags = json_object_get(record, "flags_names");
-	if (json_array_size(flags) > 0) {
-		json_t *e;
-		fprintf(f, "%sflags:", pfx);
-		json_array_foreach(flags, i, e)
-			fprintf(f, " %s", json_string_value(e));
-		fputc('\n', f);
-	}
+	print_flag_names(pfx, "flags", json_object_get(record, "flags_names"), f);
+}
 
+static void print_section(const char *pfx, size_t i, const json_t *s, FILE *f)
+{
+	const char *name = str(s, "section_type_name", "unknown");
+	const json_t *body = json_object_get(s, "body");
+
+	fprintf(f, "%s Error %zu, type: %s\n", pfx, i, str(s, "severity", "unknown"));
+	print_flag_names(pfx, " flags", json_object_get(s, "flags_names"), f);
+	if (json_object_get(s, "fru_id"))
+		fprintf(f, "%s fru_id: %s\n", pfx, str(s, "fru_id", ""));
+	if (json_object_get(s, "fru_text"))
+		fprintf(f, "%s fru_text: %s\n", pfx, str(s, "fru_text", ""));
+	if (streq(name, "unknown"))
+		fprintf(f, "%s  section type: unknown, %s\n", pfx, str(s, "section_type", ""));
+	else
+		fprintf(f, "%s  section_type: %s\n", pfx, name);
+	if (streq(name, "unknown") || json_object_get(s, "truncated"))
+		fprintf(f, "%s  section length: %#llx\n", pfx,
+			(unsigned long long)json_integer_value(json_object_get(s, "length")));
+	if (body)
+		print_object(pfx, 2, body, f);
+}
+
+int cper_record_print_text(const json_t *record, const char *prefix, FILE *f)
+{
+	const char *pfx = prefix ?: DEFAULT_PREFIX;
+	size_t i;
+	json_t *s;
+
+	print_record_header(pfx, record, f);
 	print_messages(pfx, "note", json_object_get(record, "notes"), f);
-
-	json_array_foreach(json_object_get(record, "sections"), i, s) {
-		fprintf(f, "%s Error %zu, type: %s\n", pfx, i, str(s, "severity", "unknown"));
-		const json_t *sflags = json_object_get(s, "flags_names");
-		if (json_array_size(sflags) > 0) {
-			size_t j;
-			json_t *e;
-			fprintf(f, "%s flags:", pfx);
-			json_array_foreach(sflags, j, e)
-				fprintf(f, " %s", json_string_value(e));
-			fputc('\n', f);
-		}
-		if (json_object_get(s, "fru_id"))
-			fprintf(f, "%s fru_id: %s\n", pfx, str(s, "fru_id", ""));
-		if (json_object_get(s, "fru_text"))
-			fprintf(f, "%s fru_text: %s\n", pfx, str(s, "fru_text", ""));
-		const char *name = str(s, "section_type_name", "unknown");
-		if (streq(name, "unknown"))
-			fprintf(f, "%s  section type: unknown, %s\n", pfx,
-				str(s, "section_type", ""));
-		else
-			fprintf(f, "%s  section_type: %s\n", pfx, name);
-		if (streq(name, "unknown") || json_object_get(s, "truncated"))
-			fprintf(f, "%s  section length: %#llx\n", pfx,
-				(unsigned long long)json_integer_value(
-					json_object_get(s, "length")));
-		const json_t *body = json_object_get(s, "body");
-		if (body)
-			print_object(pfx, 2, body, f);
-	}
+	json_array_foreach(json_object_get(record, "sections"), i, s)
+		print_section(pfx, i, s, f);
 	return finish(f);
 }
 

@@ -2,9 +2,10 @@
 #pragma once
 
 /*
- * libcper: decoding of UEFI Common Platform Error Records (UEFI
- * specification, appendix N) and of the x86 machine-check record (struct
- * mce, arch/x86/include/uapi/asm/mce.h) to JSON and to text.
+ * lib/cper (installed as libpstored-cper, see pstore-cper(7)): decoding of
+ * UEFI Common Platform Error Records (UEFI specification, appendix N) and of
+ * the x86 machine-check record (struct mce,
+ * arch/x86/include/uapi/asm/mce.h) to JSON and to text.
  *
  * The decoder never trusts its input: every offset and length is checked,
  * a malformed part yields an entry in "errors" naming its byte offset, and
@@ -75,6 +76,22 @@ bool cper_decoder_budget_spent(const CperDecoder *d);
  * buffer (both untouched), -ENOMEM.
  */
 int cper_decoder_next(CperDecoder *d, json_t **ret_record, json_t **ret_errors);
+
+/*
+ * The same with the record as compact JSON text, written straight from the decoder without a
+ * tree: byte for byte what json_dumps(record, JSON_COMPACT) gives for cper_decoder_next()'s
+ * record. *ret_text (NULL when the step only skipped bytes) is NUL-terminated, *ret_len bytes
+ * long, and stays valid until the next call or cper_decoder_free().
+ */
+int cper_decoder_next_text(CperDecoder *d, const char **ret_text, size_t *ret_len,
+			   json_t **ret_errors);
+
+/*
+ * The document of cper_decode_json_budget() as compact JSON text, byte for byte what
+ * json_dumps(doc, JSON_COMPACT) gives, without a tree. Returns what that function returns, and
+ * a string to free in *ret, *ret_len bytes long; -ENOMEM.
+ */
+int cper_decode_json_text(const void *buf, size_t len, size_t budget, char **ret, size_t *ret_len);
 
 /*
  * Text output in the style of the kernel's cper_estatus_print():

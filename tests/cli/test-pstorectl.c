@@ -1019,6 +1019,48 @@ static char *config_option(const char *text)
 	return opt;
 }
 
+/*
+ * status --json shows the configuration as pstored uses it, with its
+ * warnings; one that cannot be loaded is an error there and for the uploads.
+ */
+Test(pstorectl, status_config)
+{
+	_cleanup_free_ char *opt = config_option("[Archive]\nUnlnk=no\n[Store]\nMaxUse=1G\n"
+						 "[Target.c]\nType=journal-remote\n"
+						 "URL=https://127.0.0.1:9\n");
+	_cleanup_free_ char *warning = NULL;
+	json_auto_t *v = NULL, *missing = NULL;
+	json_t *config;
+
+	v = RUN_JSON("status", "--pstore-dir=/nonexistent", "--sysfs-dir=/nonexistent", opt,
+		     "--json");
+	config = json_object_get(v, "config");
+	cr_assert(json_is_true(json_object_get(json_object_get(config, "Archive"), "Unlink")));
+	cr_assert_eq(
+		json_integer_value(json_object_get(json_object_get(config, "Store"), "MaxUse")),
+		1024 * 1024 * 1024);
+	cr_assert_str_eq(json_string_value(json_object_get(
+				 json_object_get(json_object_get(config, "Target"), "c"), "Type")),
+			 "journal-remote");
+	cr_assert(asprintf(&warning,
+			   "%s/pstored.conf:2: unknown key 'Unlnk' in section [Archive]; line "
+			   "ignored",
+			   tmpdir) > 0);
+	cr_assert_eq(json_array_size(json_object_get(config, "warnings")), 1);
+	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(config, "warnings"), 0)),
+			 warning);
+
+	missing = RUN_JSON("status", "--pstore-dir=/nonexistent", "--sysfs-dir=/nonexistent",
+			   "--config=/nonexistent/pstored.conf", "--json");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(json_object_get(missing, "config"), "error")),
+		"/nonexistent/pstored.conf: No such file or directory");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(
+			json_object_get(json_object_get(missing, "store"), "upload"), "error")),
+		"/nonexistent/pstored.conf: No such file or directory");
+}
+
 Test(pstorectl, vacuum)
 {
 	_cleanup_free_ char *opt = config_option("[Store]\nMaxCrashes=15\nKeepUnsent=no\n");

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for the pstored.conf parser: every input is a
  * configuration file, loaded through a memfd so that the real file path
- * (open, fstat, libinih's reader) is exercised. Built with ./configure
+ * (open, fstat, the line reader) is exercised. Built with ./configure
  * --enable-fuzzing CC=clang; seeds: tests/config/cases/\*\/pstored.conf.
  */
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "macro.h"
-#include "store/redact.h"
+#include "upload/redact.h"
 
 /* Criterion runs each case in a new process: the strings must be in the struct. */
 typedef struct RedactCase {
@@ -40,108 +40,108 @@ ParameterizedTestParameters(redact, builtin)
 
 ParameterizedTest(const RedactCase *c, redact, builtin)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	_cleanup_free_ char *out = NULL;
 	size_t n;
 
-	cr_assert_eq(redactor_new(&r), 0);
-	cr_assert_eq(redact_text(r, c->in, strlen(c->in), &out, &n), 0);
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_assert_eq(upload_redact_text(r, c->in, strlen(c->in), &out, &n), 0);
 	cr_expect_str_eq(out, c->out, "input: \"%s\"", c->in);
 	cr_expect_eq(n, strlen(c->out));
 }
 
 Test(redact, words_are_whole_and_case_insensitive)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	_cleanup_free_ char *out = NULL;
 	const char *in = "Hardware name: ACME X1/Board, BIOS 1.2 serial PF2ABC9Z\n"
 			 "web01.example.org: WEB01 webcam web01x\n";
 
-	cr_assert_eq(redactor_new(&r), 0);
-	cr_assert_eq(redactor_add_word(r, "web01", "[HOSTNAME]"), 0);
-	cr_assert_eq(redactor_add_word(r, "PF2ABC9Z", "[SERIAL]"), 0);
-	cr_assert_eq(redact_text(r, in, strlen(in), &out, NULL), 0);
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_assert_eq(upload_redactor_add_word(r, "web01", "[HOSTNAME]"), 0);
+	cr_assert_eq(upload_redactor_add_word(r, "PF2ABC9Z", "[SERIAL]"), 0);
+	cr_assert_eq(upload_redact_text(r, in, strlen(in), &out, NULL), 0);
 	cr_expect_str_eq(out, "Hardware name: ACME X1/Board, BIOS 1.2 serial [SERIAL]\n"
 			      "[HOSTNAME].example.org: [HOSTNAME] webcam web01x\n");
 }
 
 Test(redact, words_with_pattern_characters_are_literal)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	_cleanup_free_ char *out = NULL;
 	const char *in = "id a.b*c^d\\e here, aXbbbc^d\\e not";
 
-	cr_assert_eq(redactor_new(&r), 0);
-	cr_assert_eq(redactor_add_word(r, "a.b*c^d\\e", "[SERIAL]"), 0);
-	cr_assert_eq(redact_text(r, in, strlen(in), &out, NULL), 0);
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_assert_eq(upload_redactor_add_word(r, "a.b*c^d\\e", "[SERIAL]"), 0);
+	cr_assert_eq(upload_redact_text(r, in, strlen(in), &out, NULL), 0);
 	cr_expect_str_eq(out, "id [SERIAL] here, aXbbbc^d\\e not");
 }
 
 Test(redact, meaningless_words_are_ignored)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	_cleanup_free_ char *out = NULL;
 	const char *in = "localhost (none) ab";
 
-	cr_assert_eq(redactor_new(&r), 0);
-	cr_assert_eq(redactor_add_word(r, "localhost", "[HOSTNAME]"), 0);
-	cr_assert_eq(redactor_add_word(r, "(none)", "[HOSTNAME]"), 0);
-	cr_assert_eq(redactor_add_word(r, "ab", "[HOSTNAME]"), 0);
-	cr_assert_eq(redact_text(r, in, strlen(in), &out, NULL), 0);
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_assert_eq(upload_redactor_add_word(r, "localhost", "[HOSTNAME]"), 0);
+	cr_assert_eq(upload_redactor_add_word(r, "(none)", "[HOSTNAME]"), 0);
+	cr_assert_eq(upload_redactor_add_word(r, "ab", "[HOSTNAME]"), 0);
+	cr_assert_eq(upload_redact_text(r, in, strlen(in), &out, NULL), 0);
 	cr_expect_str_eq(out, in);
 }
 
 Test(redact, extra_regex_and_line_anchors)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	_cleanup_free_ char *out = NULL;
 	const char *in = "user=alice uid=1000\nuser=bob\nnot user=carol";
 
-	cr_assert_eq(redactor_new(&r), 0);
-	cr_assert_eq(redactor_add_regex(r, "^user=[a-z]+", NULL), 0);
-	cr_assert_eq(redact_text(r, in, strlen(in), &out, NULL), 0);
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_assert_eq(upload_redactor_add_regex(r, "^user=[a-z]+", NULL), 0);
+	cr_assert_eq(upload_redact_text(r, in, strlen(in), &out, NULL), 0);
 	cr_expect_str_eq(out, "[REDACTED] uid=1000\n[REDACTED]\nnot user=carol");
 }
 
 Test(redact, empty_matches_do_not_loop)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	_cleanup_free_ char *out = NULL;
 
-	cr_assert_eq(redactor_new(&r), 0);
-	cr_assert_eq(redactor_add_regex(r, "x*", NULL), 0);
-	cr_assert_eq(redact_text(r, "abxxc", 5, &out, NULL), 0);
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_assert_eq(upload_redactor_add_regex(r, "x*", NULL), 0);
+	cr_assert_eq(upload_redact_text(r, "abxxc", 5, &out, NULL), 0);
 	cr_expect_str_eq(out, "ab[REDACTED]c");
 }
 
 Test(redact, bad_regex_is_explained)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	_cleanup_free_ char *error = NULL;
 
-	cr_assert_eq(redactor_new(&r), 0);
-	cr_assert_eq(redactor_add_regex(r, "([a-z", &error), -EINVAL);
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_assert_eq(upload_redactor_add_regex(r, "([a-z", &error), -EINVAL);
 	cr_assert_not_null(error);
 	cr_expect_gt(strlen(error), 0);
 }
 
 Test(redact, embedded_nul_bytes_are_kept)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	_cleanup_free_ char *out = NULL;
 	static const char in[] = "a\0 10.0.0.1 \0b";
 	static const char expected[] = "a\0 [IPv4] \0b";
 	size_t n;
 
-	cr_assert_eq(redactor_new(&r), 0);
-	cr_assert_eq(redact_text(r, in, sizeof(in) - 1, &out, &n), 0);
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_assert_eq(upload_redact_text(r, in, sizeof(in) - 1, &out, &n), 0);
 	cr_assert_eq(n, sizeof(expected) - 1);
 	cr_expect_eq(memcmp(out, expected, n), 0);
 }
 
 Test(redact, json_strings_recursively)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	json_auto_t *v = NULL, *expected = NULL;
 
 	v = json_pack("{s:s, s:[s, i, {s:s}], s:b}", "10.0.0.1", "at 10.0.0.2", "list",
@@ -149,15 +149,15 @@ Test(redact, json_strings_recursively)
 	expected = json_pack("{s:s, s:[s, i, {s:s}], s:b}", "10.0.0.1", "at [IPv4]", "list",
 			     "[MAC]", 7, "deep", "host [HOSTNAME]", "flag", 1);
 	cr_assert_not_null(v);
-	cr_assert_eq(redactor_new(&r), 0);
-	cr_assert_eq(redactor_add_word(r, "web01", "[HOSTNAME]"), 0);
-	cr_assert_eq(redact_json_strings(r, v), 0);
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_assert_eq(upload_redactor_add_word(r, "web01", "[HOSTNAME]"), 0);
+	cr_assert_eq(upload_redact_json_strings(r, v), 0);
 	cr_expect(json_equal(v, expected));
 }
 
 Test(redact, export_document_records)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	json_auto_t *doc = NULL;
 	json_t *records;
 
@@ -169,8 +169,8 @@ Test(redact, export_document_records)
 			"eJzLSM3JyQcABiwCFQ==", "type", "mce", "data", "CgAAAQ==", "analysis",
 			"message", "at 52:54:00:12:34:56");
 	cr_assert_not_null(doc);
-	cr_assert_eq(redactor_new(&r), 0);
-	cr_assert_eq(redact_export_document(r, doc), 0);
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_assert_eq(upload_redact_export_document(r, doc), 0);
 
 	records = json_object_get(doc, "records");
 	/* "eth0 [IPv4]\n" */
@@ -192,9 +192,9 @@ Test(redact, export_document_records)
 
 Test(redact, export_document_bad_base64)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	json_auto_t *doc = json_pack("{s:[{s:s, s:s}]}", "records", "type", "dmesg", "data", "abc");
 
-	cr_assert_eq(redactor_new(&r), 0);
-	cr_expect_eq(redact_export_document(r, doc), -EBADMSG);
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_expect_eq(upload_redact_export_document(r, doc), -EBADMSG);
 }

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "macro.h"
-#include "upload-journal.h"
-#include "upload-policy.h"
-#include "upload-url.h"
+#include "upload/journal-export.h"
+#include "upload/policy.h"
+#include "upload/url.h"
 
 static char *export_fields(const char *const *pairs, size_t n, size_t *ret_len)
 {
@@ -23,8 +23,8 @@ static char *export_fields(const char *const *pairs, size_t n, size_t *ret_len)
 
 	cr_assert_not_null(f);
 	for (size_t i = 0; i < n; i += 2)
-		cr_assert_eq(journal_export_write_string(f, pairs[i], pairs[i + 1]), 0);
-	cr_assert_eq(journal_export_end_entry(f), 0);
+		cr_assert_eq(upload_journal_write_string(f, pairs[i], pairs[i + 1]), 0);
+	cr_assert_eq(upload_journal_end_entry(f), 0);
 	cr_assert_eq(fclose(f), 0);
 	*ret_len = len;
 	return buf;
@@ -64,7 +64,7 @@ Test(journal_export, binary_value_with_nul)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	cr_assert_eq(journal_export_write_field(f, "DATA", value, sizeof(value)), 0);
+	cr_assert_eq(upload_journal_write_field(f, "DATA", value, sizeof(value)), 0);
 	cr_assert_eq(fclose(f), 0);
 	cr_assert_eq(len, sizeof(expected) - 1);
 	cr_expect_eq(memcmp(buf, expected, len), 0);
@@ -72,17 +72,17 @@ Test(journal_export, binary_value_with_nul)
 
 Test(journal_export, field_names)
 {
-	cr_expect(journal_field_name_is_valid("MESSAGE"));
-	cr_expect(journal_field_name_is_valid("_HOSTNAME"));
-	cr_expect(journal_field_name_is_valid("__REALTIME_TIMESTAMP"));
-	cr_expect(journal_field_name_is_valid("A1"));
-	cr_expect_not(journal_field_name_is_valid(""));
-	cr_expect_not(journal_field_name_is_valid("1A"));
-	cr_expect_not(journal_field_name_is_valid("message"));
-	cr_expect_not(journal_field_name_is_valid("A=B"));
-	cr_expect_not(journal_field_name_is_valid(
+	cr_expect(upload_journal_field_name_is_valid("MESSAGE"));
+	cr_expect(upload_journal_field_name_is_valid("_HOSTNAME"));
+	cr_expect(upload_journal_field_name_is_valid("__REALTIME_TIMESTAMP"));
+	cr_expect(upload_journal_field_name_is_valid("A1"));
+	cr_expect_not(upload_journal_field_name_is_valid(""));
+	cr_expect_not(upload_journal_field_name_is_valid("1A"));
+	cr_expect_not(upload_journal_field_name_is_valid("message"));
+	cr_expect_not(upload_journal_field_name_is_valid("A=B"));
+	cr_expect_not(upload_journal_field_name_is_valid(
 		"A23456789012345678901234567890123456789012345678901234567890123456"));
-	cr_expect_eq(journal_export_write_string(stderr, "bad name", "x"), -EINVAL);
+	cr_expect_eq(upload_journal_write_string(stderr, "bad name", "x"), -EINVAL);
 }
 
 Test(upload_policy, outcomes)

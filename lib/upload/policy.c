@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 
 #include "macro.h"
-#include "upload-policy.h"
+#include "policy.h"
 
 UploadOutcome upload_outcome_from_status(long status, bool is_put)
 {

@@ -19,31 +19,31 @@
 #include <stddef.h>
 #include <stdio.h>
 
-bool journal_field_name_is_valid(const char *name);
+bool upload_journal_field_name_is_valid(const char *name);
 
 /* Appends one field to f; -EINVAL for a bad name, -EIO on a write error. */
-int journal_export_write_field(FILE *f, const char *name, const void *value, size_t len);
+int upload_journal_write_field(FILE *f, const char *name, const void *value, size_t len);
 /* Appends a string field: the text form when value has no newline. */
-int journal_export_write_string(FILE *f, const char *name, const char *value);
+int upload_journal_write_string(FILE *f, const char *name, const char *value);
 /* Ends the entry. */
-int journal_export_end_entry(FILE *f);
+int upload_journal_end_entry(FILE *f);
 
 #include <jansson.h>
 
 /*
  * The journal entry of a crash: the fields of the local entry
- * (journal_crash_fields(), journal-fields.h), after the trusted fields the
+ * (journal_crash_fields(), store/journal-fields.h), after the trusted fields the
  * collector would otherwise take from the sending connection:
  * __REALTIME_TIMESTAMP (when the crash was archived, as the local entry),
  * _BOOT_ID, _MACHINE_ID, _HOSTNAME. dmesg is the log to send, already
  * redacted when the target redacts, like crash.
  */
-typedef struct JournalCrashEntry {
+typedef struct UploadJournalEntry {
 	json_t *crash;
 	const char *dmesg;
 	size_t dmesg_len;
 	const char *hostname;
 	const char *machine_id; /* used when crash.json has none */
-} JournalCrashEntry;
+} UploadJournalEntry;
 
-int journal_export_crash(FILE *f, const JournalCrashEntry *e);
+int upload_journal_crash(FILE *f, const UploadJournalEntry *e);

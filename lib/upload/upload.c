@@ -22,20 +22,19 @@
 #include <curl/curl.h>
 #include <systemd/sd-id128.h>
 
+#include "document.h"
+#include "export.h"
 #include "fs-util.h"
+#include "http.h"
+#include "journal-export.h"
 #include "log.h"
 #include "macro.h"
-#include "store/export.h"
-#include "store/redact.h"
+#include "policy.h"
+#include "redact.h"
 #include "store/store.h"
 #include "time-util.h"
-#include "upload-document.h"
-#include "upload-http.h"
-#include "upload-journal.h"
-#include "upload-policy.h"
-#include "upload-redactor.h"
-#include "upload-url.h"
 #include "upload.h"
+#include "url.h"
 
 /* A token is a line of text; a bigger file is not a token file. */
 #define TOKEN_FILE_MAX 16384
@@ -47,7 +46,7 @@
 typedef struct TargetRun {
 	const PstoredTarget *cfg;
 	UploadHttp *http;
-	Redactor *redactor; /* NULL with Redact=no */
+	UploadRedactor *redactor; /* NULL with Redact=no */
 	char *masked_url;
 	UploadQuota quota;
 	usec_t throttled_until;
@@ -70,7 +69,7 @@ DEFINE_STRING_TABLE_TO_STRING(upload_result, UploadResult, upload_result_names, 
 static void target_run_done(TargetRun *t)
 {
 	upload_http_free(t->http);
-	redactor_free(t->redactor);
+	upload_redactor_free(t->redactor);
 	free(t->masked_url);
 	for (size_t i = 0; i < t->n_due; i++)
 		free(t->due[i]);
@@ -288,6 +287,145 @@ typedef struct SendResult {
 } SendResult;
 
 /*
+ * The document of crash for t's collector. Returns 1 with *doc filled; 0 with res filled when
+ * the crash cannot be read (a store problem, not the collector's); <0 for local failures.
+ */
+static int build_document(TargetRun *t, Store *s, const HostFacts *host, json_t *crash,
+			  UploadDocument *doc, SendResult *res)
+{
+	UploadDocumentContext ctx = {
+		.store = s,
+		.crash = crash,
+		.redactor = t->redactor,
+		.hostname = host->hostname,
+		.machine_id = host->machine_id,
+	};
+	int r;
+
+	r = t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE ? upload_document_journal(&ctx, doc)
+							  : upload_document_json(&ctx, doc);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0) {
+		res->result = UPLOAD_RESULT_DEFERRED;
+		if (asprintf(&res->message, "cannot build the document: %s", strerror(-r)) < 0)
+			return log_oom();
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Whether a document of len bytes may go now. Returns 1 if so; 0 with res filled if not, and
+ * *ret_state too when it never may (over MaxDocumentSize); <0 for local failures.
+ */
+static int check_limits(TargetRun *t, size_t len, unsigned attempts, bool force, SendResult *res,
+			json_t **ret_state)
+{
+	char when[FORMAT_TIMESTAMP_MAX];
+	const char *frees_at;
+
+	if (len > t->cfg->max_document_size) {
+		res->result = UPLOAD_RESULT_FAILED;
+		if (asprintf(&res->message,
+			     "document is %zu bytes, over MaxDocumentSize=%" PRIu64
+			     " (raise it in [Target.%s] and run 'pstorectl upload --force')",
+			     len, t->cfg->max_document_size, t->cfg->name) < 0)
+			return log_oom();
+		*ret_state = json_pack("{s:s, s:I, s:s}", "state", "failed", "attempts",
+				       (json_int_t)attempts, "last_error", res->message);
+		return *ret_state ? 0 : log_oom();
+	}
+	if (force || upload_quota_allows(&t->quota, len))
+		return 1;
+
+	res->result = UPLOAD_RESULT_DEFERRED;
+	res->stop_target = t->quota.crashes >= t->quota.max_crashes;
+	frees_at = format_timestamp(when, upload_quota_frees_at(&t->quota), false) ?: "a day";
+	if (asprintf(&res->message,
+		     "daily limit reached (MaxPerDay=%" PRIu64 ", MaxBytesPerDay=%" PRIu64
+		     "): %" PRIu64 " crashes, %" PRIu64 " bytes sent in the last 24h; "
+		     "more can go after %s",
+		     t->cfg->max_per_day, t->cfg->max_bytes_per_day, t->quota.crashes,
+		     t->quota.bytes, frees_at) < 0)
+		return log_oom();
+	return 0;
+}
+
+/* Where crash goes: the collector's URL, or for http-json its template filled in. */
+static int target_url(TargetRun *t, const HostFacts *host, json_t *crash, const char *id,
+		      char **ret)
+{
+	const char *machine_id = json_string_value(json_object_get(crash, "machine_id"));
+	UploadUrlValues v = {
+		.id = id,
+		.hostname = host->hostname,
+		.machine_id = machine_id ?: host->machine_id,
+	};
+	int r;
+
+	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE) {
+		*ret = strdup(t->cfg->url);
+		return *ret ? 0 : log_oom();
+	}
+	r = upload_url_expand(t->cfg->url, &v, ret);
+	if (r == -EINVAL)
+		return log_error_errno(r,
+				       "[Target.%s] URL=%s: unknown {placeholder} (use {id}, "
+				       "{hostname}, {machine_id}).",
+				       t->cfg->name, t->masked_url);
+	return r < 0 ? log_oom() : 0;
+}
+
+static const char *target_method(const TargetRun *t)
+{
+	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE || t->cfg->method == PSTORED_HTTP_POST)
+		return "POST";
+	return "PUT";
+}
+
+/* The crash's new upload state after the collector's answer (or a network error). */
+static json_t *state_after_answer(TargetRun *t, const UploadHttpResponse *resp, bool is_put,
+				  unsigned attempts, usec_t now, size_t len, SendResult *res)
+{
+	UploadOutcome outcome =
+		resp->status == 0 ? UPLOAD_RETRY : upload_outcome_from_status(resp->status, is_put);
+	usec_t next;
+	json_t *state;
+
+	switch (outcome) {
+	case UPLOAD_SENT:
+		res->result = UPLOAD_RESULT_SENT;
+		upload_quota_count(&t->quota, now, now, len);
+		return json_pack("{s:s, s:I, s:I, s:I, s:i}", "state", "sent", "attempts",
+				 (json_int_t)attempts, "sent_at", (json_int_t)now, "bytes",
+				 (json_int_t)len, "status", (int)resp->status);
+	case UPLOAD_FAILED:
+		res->result = UPLOAD_RESULT_FAILED;
+		return json_pack("{s:s, s:I, s:s, s:i}", "state", "failed", "attempts",
+				 (json_int_t)attempts, "last_error", res->message, "status",
+				 (int)resp->status);
+	case UPLOAD_THROTTLED:
+	case UPLOAD_RETRY:
+		next = upload_next_attempt(now, attempts, resp->retry_after_usec);
+		res->result = UPLOAD_RESULT_DEFERRED;
+		/* A network error or a busy collector: the others would fare no better now. */
+		res->stop_target = resp->status == 0 || outcome == UPLOAD_THROTTLED;
+		state = json_pack("{s:s, s:I, s:I, s:s}", "state", "pending", "attempts",
+				  (json_int_t)attempts, "next_attempt", (json_int_t)next,
+				  "last_error", res->message);
+		if (state && outcome == UPLOAD_THROTTLED) {
+			t->throttled_until = next;
+			if (json_object_set_new(state, "throttled_until", json_integer(next)) < 0)
+				json_decref(TAKE_PTR(state));
+		}
+		return state;
+	default:
+		abort();
+	}
+}
+
+/*
  * Builds the document, sends it, and works out the new state. Returns <0
  * only for local failures that end the pass.
  */
@@ -300,83 +438,23 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 	_cleanup_(upload_document_done) UploadDocument doc = {};
 	_cleanup_free_ char *url = NULL;
 	UploadHttpResponse resp = {};
-	UploadOutcome outcome;
-	json_t *state;
+	json_t *state = NULL;
 	int r;
 
-	UploadDocumentContext ctx = {
-		.store = s,
-		.crash = crash,
-		.redactor = t->redactor,
-		.hostname = host->hostname,
-		.machine_id = host->machine_id,
-	};
-	r = t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE ? upload_document_journal(&ctx, &doc)
-							  : upload_document_json(&ctx, &doc);
-	if (r == -ENOMEM)
-		return log_oom();
-	if (r < 0) {
-		/* The crash cannot be read: a store problem, not the collector's. */
-		res->result = UPLOAD_RESULT_DEFERRED;
-		if (asprintf(&res->message, "cannot build the document: %s", strerror(-r)) < 0)
-			return log_oom();
-		*ret_state = NULL;
-		return 0;
-	}
+	*ret_state = NULL;
+	r = build_document(t, s, host, crash, &doc, res);
+	if (r <= 0)
+		return r;
 	res->bytes = doc.len;
-
-	if (doc.len > t->cfg->max_document_size) {
-		res->result = UPLOAD_RESULT_FAILED;
-		if (asprintf(&res->message,
-			     "document is %zu bytes, over MaxDocumentSize=%" PRIu64
-			     " (raise it in [Target.%s] and run 'pstorectl upload --force')",
-			     doc.len, t->cfg->max_document_size, t->cfg->name) < 0)
-			return log_oom();
-		state = json_pack("{s:s, s:I, s:s}", "state", "failed", "attempts",
-				  (json_int_t)attempts, "last_error", res->message);
-		*ret_state = state;
-		return state ? 0 : log_oom();
-	}
-	if (!force && !upload_quota_allows(&t->quota, doc.len)) {
-		char when[FORMAT_TIMESTAMP_MAX];
-
-		res->result = UPLOAD_RESULT_DEFERRED;
-		res->stop_target = t->quota.crashes >= t->quota.max_crashes;
-		if (asprintf(&res->message,
-			     "daily limit reached (MaxPerDay=%" PRIu64 ", MaxBytesPerDay=%" PRIu64
-			     "): %" PRIu64 " crashes, %" PRIu64 " bytes sent in the last 24h; "
-			     "more can go after %s",
-			     t->cfg->max_per_day, t->cfg->max_bytes_per_day, t->quota.crashes,
-			     t->quota.bytes,
-			     format_timestamp(when, upload_quota_frees_at(&t->quota), false)
-				     ?: "a day") < 0)
-			return log_oom();
-		*ret_state = NULL;
-		return 0;
-	}
-
-	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE)
-		url = strdup(t->cfg->url);
-	else {
-		UploadUrlValues v = {.id = id,
-				     .hostname = host->hostname,
-				     .machine_id =
-					     json_string_value(json_object_get(crash, "machine_id"))
-						     ?: host->machine_id};
-		r = upload_url_expand(t->cfg->url, &v, &url);
-		if (r == -EINVAL)
-			return log_error_errno(r,
-					       "[Target.%s] URL=%s: unknown {placeholder} (use "
-					       "{id}, {hostname}, {machine_id}).",
-					       t->cfg->name, t->masked_url);
-	}
-	if (!url)
-		return log_oom();
+	r = check_limits(t, doc.len, attempts, force, res, ret_state);
+	if (r <= 0)
+		return r;
+	r = target_url(t, host, crash, id, &url);
+	if (r < 0)
+		return r;
 
 	UploadHttpRequest req = {
-		.method = t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE ? "POST"
-			  : t->cfg->method == PSTORED_HTTP_POST		? "POST"
-									: "PUT",
+		.method = target_method(t),
 		.url = url,
 		.content_type = doc.content_type,
 		.idempotency_key = id,
@@ -388,48 +466,9 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 		return log_oom();
 
 	res->message = describe_response(url, &resp);
-	if (!res->message) {
-		upload_http_response_done(&resp);
-		return log_oom();
-	}
-
-	outcome = resp.status == 0
-			  ? UPLOAD_RETRY
-			  : upload_outcome_from_status(resp.status, streq(req.method, "PUT"));
-	switch (outcome) {
-	case UPLOAD_SENT:
-		res->result = UPLOAD_RESULT_SENT;
-		upload_quota_count(&t->quota, now, now, doc.len);
-		state = json_pack("{s:s, s:I, s:I, s:I, s:i}", "state", "sent", "attempts",
-				  (json_int_t)attempts, "sent_at", (json_int_t)now, "bytes",
-				  (json_int_t)doc.len, "status", (int)resp.status);
-		break;
-	case UPLOAD_FAILED:
-		res->result = UPLOAD_RESULT_FAILED;
-		state = json_pack("{s:s, s:I, s:s, s:i}", "state", "failed", "attempts",
-				  (json_int_t)attempts, "last_error", res->message, "status",
-				  (int)resp.status);
-		break;
-	case UPLOAD_THROTTLED:
-	case UPLOAD_RETRY: {
-		usec_t next = upload_next_attempt(now, attempts, resp.retry_after_usec);
-
-		res->result = UPLOAD_RESULT_DEFERRED;
-		/* A network error or a busy collector: the others would fare no better now. */
-		res->stop_target = resp.status == 0 || outcome == UPLOAD_THROTTLED;
-		state = json_pack("{s:s, s:I, s:I, s:s}", "state", "pending", "attempts",
-				  (json_int_t)attempts, "next_attempt", (json_int_t)next,
-				  "last_error", res->message);
-		if (state && outcome == UPLOAD_THROTTLED) {
-			t->throttled_until = next;
-			if (json_object_set_new(state, "throttled_until", json_integer(next)) < 0)
-				json_decref(TAKE_PTR(state));
-		}
-		break;
-	}
-	default:
-		abort();
-	}
+	if (res->message)
+		state = state_after_answer(t, &resp, streq(req.method, "PUT"), attempts, now,
+					   doc.len, res);
 	upload_http_response_done(&resp);
 	*ret_state = state;
 	return state ? 0 : log_oom();
@@ -462,15 +501,54 @@ static void count_result(UploadSummary *sum, UploadResult r)
 		sum->deferred++;
 }
 
+/* Sends the i-th due crash of t, records its new upload state and reports it. */
+static int send_due_crash(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
+			  size_t i, UploadSummary *sum, bool *stop)
+{
+	const char *id = t->due[i];
+	json_auto_t *crash = NULL;
+	json_t *state = NULL;
+	SendResult res = {};
+	int r;
+
+	r = store_load_crash(s, id, &crash);
+	if (r == -ENOENT)
+		return 0; /* removed since the first pass */
+	if (r < 0)
+		return log_error_errno(r, "Failed to load crash %s from %s: %m", id, store_path(s));
+
+	r = send_crash(t, s, host, crash, now_usec(), o->force, &state, &res);
+	if (r < 0)
+		return r;
+
+	if (state) {
+		r = set_upload_state(crash, t->cfg->name, state);
+		if (r >= 0)
+			r = store_update_crash(s, id, crash);
+		if (r < 0) {
+			free(res.message);
+			return log_error_errno(r,
+					       "Failed to record the upload state of crash "
+					       "%s in %s: %m",
+					       id, store_path(s));
+		}
+	}
+
+	count_result(sum, res.result);
+	report(o, t, i, id, &res);
+	free(res.message);
+	*stop = res.stop_target;
+	return 0;
+}
+
 static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
 			 UploadSummary *sum)
 {
-	usec_t now = now_usec();
-	bool stopped = false;
 	char when[FORMAT_TIMESTAMP_MAX];
+	bool stopped = false;
 	int r;
 
-	if (t->n_due > 0 && !o->force && t->throttled_until > now) {
+	if (t->n_due > 0 && !o->force && t->throttled_until > now_usec()) {
 		log_info(
 			"[Target.%s] %s asked to wait (Retry-After): %zu crashes stay queued until "
 			"%s.",
@@ -481,57 +559,36 @@ static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const Up
 	}
 
 	for (size_t i = 0; i < t->n_due; i++) {
-		json_auto_t *crash = NULL;
-		json_t *state = NULL;
-		SendResult res = {};
-
 		if (stopped) {
 			sum->not_due++;
 			continue;
 		}
-		r = store_load_crash(s, t->due[i], &crash);
-		if (r == -ENOENT)
-			continue; /* removed since the first pass */
-		if (r < 0)
-			return log_error_errno(r, "Failed to load crash %s from %s: %m", t->due[i],
-					       store_path(s));
-
-		now = now_usec();
-		r = send_crash(t, s, host, crash, now, o->force, &state, &res);
+		r = send_due_crash(t, s, host, o, i, sum, &stopped);
 		if (r < 0)
 			return r;
-
-		if (state) {
-			r = set_upload_state(crash, t->cfg->name, state);
-			if (r >= 0)
-				r = store_update_crash(s, t->due[i], crash);
-			if (r < 0) {
-				free(res.message);
-				return log_error_errno(r,
-						       "Failed to record the upload state of crash "
-						       "%s in %s: %m",
-						       t->due[i], store_path(s));
-			}
-		}
-
-		count_result(sum, res.result);
-		report(o, t, i, t->due[i], &res);
-		free(res.message);
-		stopped = res.stop_target;
 	}
 	return 0;
 }
 
-static int upload_pass(const UploadOptions *o, UploadSummary *ret)
-{
-	_cleanup_(store_freep) Store *s = NULL;
-	json_auto_t *list = NULL;
-	TargetRun *runs = NULL;
-	size_t n_runs = 0, i;
-	UploadSummary sum = {};
+/* One pass: the store, this host, and one TargetRun for each target it sends to. */
+typedef struct UploadPass {
+	Store *store;
 	HostFacts host;
-	usec_t now;
-	json_t *summary;
+	TargetRun *runs;
+	size_t n_runs;
+} UploadPass;
+
+static void upload_pass_done(UploadPass *p)
+{
+	for (size_t k = 0; k < p->n_runs; k++)
+		target_run_done(&p->runs[k]);
+	free(p->runs);
+	store_free(p->store);
+}
+
+/* Opens the store. Returns 1; 0 when there is nothing to do; <0 on failure. */
+static int upload_pass_open(UploadPass *p, const UploadOptions *o)
+{
 	int r;
 
 	if (o->target && !pstored_config_find_target(o->config, o->target))
@@ -542,39 +599,51 @@ static int upload_pass(const UploadOptions *o, UploadSummary *ret)
 	if (o->config->n_targets == 0) {
 		log_info("No upload target configured ([Target.NAME] in pstored.conf): nothing to "
 			 "do.");
-		*ret = sum;
 		return 0;
 	}
 
-	r = store_open(o->store_dir, 0, &s);
+	r = store_open(o->store_dir, 0, &p->store);
 	if (r == -ENOENT) {
 		log_info("No crash store at %s: nothing to upload.", o->store_dir);
-		*ret = sum;
 		return 0;
 	}
 	if (r < 0)
 		return log_error_errno(r, "Failed to open the crash store %s: %m", o->store_dir);
+	return 1;
+}
 
-	host_facts_get(&host);
+/* A TargetRun for each target of the pass: every one, or only o->target. */
+static int upload_pass_add_targets(UploadPass *p, const UploadOptions *o)
+{
+	int r;
 
-	runs = calloc(o->config->n_targets, sizeof(*runs));
-	if (!runs)
+	p->runs = calloc(o->config->n_targets, sizeof(*p->runs));
+	if (!p->runs)
 		return log_oom();
-	for (i = 0; i < o->config->n_targets; i++) {
+	for (size_t i = 0; i < o->config->n_targets; i++) {
 		const PstoredTarget *cfg = &o->config->targets[i];
 
 		if (o->target && !streq(o->target, cfg->name))
 			continue;
-		r = target_run_init(&runs[n_runs++], cfg, &host, o);
+		r = target_run_init(&p->runs[p->n_runs++], cfg, &p->host, o);
 		if (r < 0)
-			goto finish;
+			return r;
 	}
+	return 0;
+}
 
-	r = store_list(s, &list);
-	if (r < 0) {
-		log_error_errno(r, "Failed to list the crashes in %s: %m", o->store_dir);
-		goto finish;
-	}
+/* The first pass over the store (consider_crash()), for every target at once. */
+static int upload_pass_queue(UploadPass *p, const UploadOptions *o, unsigned *not_due)
+{
+	json_auto_t *list = NULL;
+	json_t *summary;
+	usec_t now;
+	size_t i;
+	int r;
+
+	r = store_list(p->store, &list);
+	if (r < 0)
+		return log_error_errno(r, "Failed to list the crashes in %s: %m", o->store_dir);
 
 	now = now_usec();
 	json_array_foreach(list, i, summary) {
@@ -583,7 +652,7 @@ static int upload_pass(const UploadOptions *o, UploadSummary *ret)
 
 		if (!id)
 			continue;
-		r = store_load_crash(s, id, &crash);
+		r = store_load_crash(p->store, id, &crash);
 		if (r == -ENOENT)
 			continue;
 		if (r < 0) {
@@ -591,28 +660,43 @@ static int upload_pass(const UploadOptions *o, UploadSummary *ret)
 					  o->store_dir);
 			continue;
 		}
-		for (size_t k = 0; k < n_runs; k++) {
-			r = consider_crash(&runs[k], o, crash, now, &sum.not_due);
-			if (r < 0) {
-				log_oom();
-				goto finish;
-			}
-		}
+		for (size_t k = 0; k < p->n_runs; k++)
+			if (consider_crash(&p->runs[k], o, crash, now, not_due) < 0)
+				return log_oom();
+	}
+	return 0;
+}
+
+static int upload_pass(const UploadOptions *o, UploadSummary *ret)
+{
+	_cleanup_(upload_pass_done) UploadPass p = {};
+	UploadSummary sum = {};
+	int r;
+
+	r = upload_pass_open(&p, o);
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		*ret = sum;
+		return 0;
 	}
 
-	for (size_t k = 0; k < n_runs; k++) {
-		r = upload_target(&runs[k], s, &host, o, &sum);
-		sum.connections += upload_http_connections(runs[k].http);
+	host_facts_get(&p.host);
+	r = upload_pass_add_targets(&p, o);
+	if (r < 0)
+		return r;
+	r = upload_pass_queue(&p, o, &sum.not_due);
+	if (r < 0)
+		return r;
+
+	for (size_t k = 0; k < p.n_runs; k++) {
+		r = upload_target(&p.runs[k], p.store, &p.host, o, &sum);
+		sum.connections += upload_http_connections(p.runs[k].http);
 		if (r < 0)
-			goto finish;
+			return r;
 	}
-	r = 0;
 	*ret = sum;
-finish:
-	for (size_t k = 0; k < n_runs; k++)
-		target_run_done(&runs[k]);
-	free(runs);
-	return r;
+	return 0;
 }
 
 int upload_run(const UploadOptions *o, UploadSummary *ret)

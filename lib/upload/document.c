@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "document.h"
+#include "export.h"
 #include "fs-util.h"
+#include "journal-export.h"
 #include "macro.h"
-#include "store/export.h"
-#include "upload-document.h"
-#include "upload-journal.h"
 
 void upload_document_done(UploadDocument *d)
 {
@@ -18,18 +18,19 @@ void upload_document_done(UploadDocument *d)
 	*d = (UploadDocument){};
 }
 
-int upload_document_json_object(Store *s, const char *id, const Redactor *redactor, json_t **ret)
+int upload_document_json_object(Store *s, const char *id, const UploadRedactor *redactor,
+				json_t **ret)
 {
 	json_auto_t *doc = NULL;
 	int r;
 
-	r = crash_export_json(s, id, &doc);
+	r = upload_export_json(s, id, &doc);
 	if (r < 0)
 		return r;
 	/* Where this machine sent the crash is nobody else's business, and changes. */
 	(void)json_object_del(doc, "upload");
 	if (redactor) {
-		r = redact_export_document(redactor, doc);
+		r = upload_redact_export_document(redactor, doc);
 		if (r < 0)
 			return r;
 	}
@@ -68,56 +69,61 @@ int upload_document_json(const UploadDocumentContext *c, UploadDocument *ret)
 	return 0;
 }
 
+/* The crash's log (NULL if it has none), redacted when c has a redactor. */
+static int read_log(const UploadDocumentContext *c, const char *id, char **ret, size_t *ret_len)
+{
+	_cleanup_free_ char *path = NULL, *log = NULL;
+	size_t len = 0;
+	int r;
+
+	r = store_crash_path(c->store, id, "dmesg.txt", &path);
+	if (r < 0)
+		return r;
+	r = read_full_file_at(AT_FDCWD, path, UPLOAD_EXPORT_FILE_MAX, &log, &len);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	if (log && c->redactor)
+		return upload_redact_text(c->redactor, log, len, ret, ret_len);
+	*ret = TAKE_PTR(log);
+	*ret_len = len;
+	return 0;
+}
+
 int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
 {
 	const char *id = json_string_value(json_object_get(c->crash, "id"));
-	_cleanup_free_ char *path = NULL, *log = NULL, *buf = NULL;
+	_cleanup_free_ char *log = NULL, *buf = NULL;
 	json_auto_t *redacted_crash = NULL;
-	json_t *crash = c->crash;
 	size_t log_len = 0, len = 0;
 	FILE *f;
 	int r;
 
 	if (!id)
 		return -EBADMSG;
-	r = store_crash_path(c->store, id, "dmesg.txt", &path);
+	r = read_log(c, id, &log, &log_len);
 	if (r < 0)
 		return r;
-	r = read_full_file_at(AT_FDCWD, path, CRASH_EXPORT_FILE_MAX, &log, &log_len);
-	if (r < 0 && r != -ENOENT)
-		return r;
-
 	if (c->redactor) {
-		/* The fields come from crash.json: redact a copy of it, and the log. */
+		/* The fields come from crash.json: redact a copy of it, as the log. */
 		redacted_crash = json_deep_copy(c->crash);
 		if (!redacted_crash)
 			return -ENOMEM;
-		r = redact_json_strings(c->redactor, redacted_crash);
+		r = upload_redact_json_strings(c->redactor, redacted_crash);
 		if (r < 0)
 			return r;
-		crash = redacted_crash;
-		if (log) {
-			char *text;
-
-			r = redact_text(c->redactor, log, log_len, &text, &log_len);
-			if (r < 0)
-				return r;
-			free(log);
-			log = text;
-		}
 	}
 
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return -ENOMEM;
-	JournalCrashEntry e = {
-		.crash = crash,
+	UploadJournalEntry e = {
+		.crash = redacted_crash ?: c->crash,
 		.dmesg = log,
 		.dmesg_len = log_len,
 		.hostname = c->hostname,
 		.machine_id = c->machine_id,
 	};
-	r = journal_export_crash(f, &e);
+	r = upload_journal_crash(f, &e);
 	if (fclose(f) != 0 && r == 0)
 		r = -ENOMEM;
 	if (r < 0)

@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "journal-fields.h"
+#include "journal-export.h"
 #include "macro.h"
-#include "upload-journal.h"
+#include "store/journal-fields.h"
 
-bool journal_field_name_is_valid(const char *name)
+bool upload_journal_field_name_is_valid(const char *name)
 {
 	size_t n = strlen(name);
 
@@ -22,9 +22,9 @@ bool journal_field_name_is_valid(const char *name)
 	return true;
 }
 
-int journal_export_write_field(FILE *f, const char *name, const void *value, size_t len)
+int upload_journal_write_field(FILE *f, const char *name, const void *value, size_t len)
 {
-	if (!journal_field_name_is_valid(name))
+	if (!upload_journal_field_name_is_valid(name))
 		return -EINVAL;
 
 	if (!memchr(value, '\n', len)) {
@@ -43,17 +43,17 @@ int journal_export_write_field(FILE *f, const char *name, const void *value, siz
 	return 0;
 }
 
-int journal_export_write_string(FILE *f, const char *name, const char *value)
+int upload_journal_write_string(FILE *f, const char *name, const char *value)
 {
-	return journal_export_write_field(f, name, value, strlen(value));
+	return upload_journal_write_field(f, name, value, strlen(value));
 }
 
-int journal_export_end_entry(FILE *f)
+int upload_journal_end_entry(FILE *f)
 {
 	return fputc('\n', f) == EOF ? -EIO : 0;
 }
 
-int journal_export_crash(FILE *f, const JournalCrashEntry *e)
+int upload_journal_crash(FILE *f, const UploadJournalEntry *e)
 {
 	const char *machine_id = json_string_value(json_object_get(e->crash, "machine_id"));
 	json_int_t archived_at = json_integer_value(json_object_get(e->crash, "archived_at"));
@@ -63,14 +63,14 @@ int journal_export_crash(FILE *f, const JournalCrashEntry *e)
 
 	/* The local entry was written when the crash was archived: so is this one. */
 	snprintf(ts, sizeof(ts), "%" JSON_INTEGER_FORMAT, archived_at);
-	r = journal_export_write_string(f, "__REALTIME_TIMESTAMP", ts);
+	r = upload_journal_write_string(f, "__REALTIME_TIMESTAMP", ts);
 	if (r == 0 && json_is_string(json_object_get(e->crash, "boot_id")))
-		r = journal_export_write_string(
+		r = upload_journal_write_string(
 			f, "_BOOT_ID", json_string_value(json_object_get(e->crash, "boot_id")));
 	if (r == 0 && (machine_id || e->machine_id))
-		r = journal_export_write_string(f, "_MACHINE_ID", machine_id ?: e->machine_id);
+		r = upload_journal_write_string(f, "_MACHINE_ID", machine_id ?: e->machine_id);
 	if (r == 0 && e->hostname)
-		r = journal_export_write_string(f, "_HOSTNAME", e->hostname);
+		r = upload_journal_write_string(f, "_HOSTNAME", e->hostname);
 	if (r < 0)
 		return r;
 
@@ -91,13 +91,13 @@ int journal_export_crash(FILE *f, const JournalCrashEntry *e)
 			r = -ENOMEM;
 			break;
 		}
-		r = journal_export_write_field(f, name, eq + 1,
+		r = upload_journal_write_field(f, name, eq + 1,
 					       fields.iov[i].iov_len - (size_t)(eq + 1 - field));
 	}
 	journal_crash_fields_done(&fields);
 	if (r == 0)
-		r = journal_export_write_field(f, JOURNAL_LOG_FIELD_NAME, e->dmesg, e->dmesg_len);
+		r = upload_journal_write_field(f, JOURNAL_LOG_FIELD_NAME, e->dmesg, e->dmesg_len);
 	if (r == 0)
-		r = journal_export_end_entry(f);
+		r = upload_journal_end_entry(f);
 	return r;
 }

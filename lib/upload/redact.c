@@ -29,7 +29,7 @@ typedef struct RedactRule {
 	char *tag;
 } RedactRule;
 
-struct Redactor {
+struct UploadRedactor {
 	RedactRule *rules;
 	size_t n_rules;
 };
@@ -111,7 +111,7 @@ static size_t check_word(const char *text, size_t len, size_t start, size_t end)
 	return end - start;
 }
 
-static int redactor_add_rule(Redactor *r, const char *regex, int cflags, RedactCheck check,
+static int redactor_add_rule(UploadRedactor *r, const char *regex, int cflags, RedactCheck check,
 			     const char *tag, char **ret_error)
 {
 	RedactRule *rules, *rule;
@@ -143,9 +143,9 @@ static int redactor_add_rule(Redactor *r, const char *regex, int cflags, RedactC
 	return 0;
 }
 
-int redactor_new(Redactor **ret)
+int upload_redactor_new(UploadRedactor **ret)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	int k;
 
 	r = calloc(1, sizeof(*r));
@@ -169,7 +169,7 @@ int redactor_new(Redactor **ret)
 	return 0;
 }
 
-Redactor *redactor_free(Redactor *r)
+UploadRedactor *upload_redactor_free(UploadRedactor *r)
 {
 	if (!r)
 		return NULL;
@@ -182,7 +182,7 @@ Redactor *redactor_free(Redactor *r)
 	return NULL;
 }
 
-int redactor_add_word(Redactor *r, const char *word, const char *tag)
+int upload_redactor_add_word(UploadRedactor *r, const char *word, const char *tag)
 {
 	_cleanup_free_ char *regex = NULL;
 	size_t n = strlen(word);
@@ -213,7 +213,7 @@ int redactor_add_word(Redactor *r, const char *word, const char *tag)
 	return redactor_add_rule(r, regex, REG_ICASE, check_word, tag, NULL);
 }
 
-int redactor_add_regex(Redactor *r, const char *regex, char **ret_error)
+int upload_redactor_add_regex(UploadRedactor *r, const char *regex, char **ret_error)
 {
 	return redactor_add_rule(r, regex, 0, NULL, "[REDACTED]", ret_error);
 }
@@ -254,7 +254,8 @@ static int redact_rule(const RedactRule *rule, const char *text, size_t len, FIL
 	return 0;
 }
 
-int redact_text(const Redactor *r, const char *text, size_t len, char **ret, size_t *ret_len)
+int upload_redact_text(const UploadRedactor *r, const char *text, size_t len, char **ret,
+		       size_t *ret_len)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t buf_len = len;
@@ -291,7 +292,7 @@ int redact_text(const Redactor *r, const char *text, size_t len, char **ret, siz
 	return 0;
 }
 
-int redact_json_strings(const Redactor *r, json_t *v)
+int upload_redact_json_strings(const UploadRedactor *r, json_t *v)
 {
 	const char *key;
 	json_t *item;
@@ -303,21 +304,21 @@ int redact_json_strings(const Redactor *r, json_t *v)
 		_cleanup_free_ char *s = NULL;
 		size_t n;
 
-		k = redact_text(r, json_string_value(v), json_string_length(v), &s, &n);
+		k = upload_redact_text(r, json_string_value(v), json_string_length(v), &s, &n);
 		if (k < 0)
 			return k;
 		return json_string_setn_nocheck(v, s, n) < 0 ? -ENOMEM : 0;
 	}
 	case JSON_OBJECT:
 		json_object_foreach(v, key, item) {
-			k = redact_json_strings(r, item);
+			k = upload_redact_json_strings(r, item);
 			if (k < 0)
 				return k;
 		}
 		return 0;
 	case JSON_ARRAY:
 		json_array_foreach(v, i, item) {
-			k = redact_json_strings(r, item);
+			k = upload_redact_json_strings(r, item);
 			if (k < 0)
 				return k;
 		}
@@ -339,7 +340,7 @@ static bool record_is_text(json_t *record)
 }
 
 /* Base64 (as b64_ntop() writes it: no line breaks) of a text record, redacted. */
-static int redact_record_data(const Redactor *r, json_t *record)
+static int redact_record_data(const UploadRedactor *r, json_t *record)
 {
 	json_t *data = json_object_get(record, "data");
 	_cleanup_free_ unsigned char *raw = NULL;
@@ -357,7 +358,7 @@ static int redact_record_data(const Redactor *r, json_t *record)
 	if (n < 0)
 		return -EBADMSG;
 
-	k = redact_text(r, (const char *)raw, (size_t)n, &text, &text_len);
+	k = upload_redact_text(r, (const char *)raw, (size_t)n, &text, &text_len);
 	if (k < 0)
 		return k;
 	if (text_len > SIZE_MAX / 4 - 1)
@@ -370,7 +371,7 @@ static int redact_record_data(const Redactor *r, json_t *record)
 	return json_object_set_new(record, "data", json_string(b64)) < 0 ? -ENOMEM : 0;
 }
 
-int redact_export_document(const Redactor *r, json_t *doc)
+int upload_redact_export_document(const UploadRedactor *r, json_t *doc)
 {
 	json_t *records = json_object_get(doc, "records"), *record, *data;
 	const char *key;
@@ -380,7 +381,7 @@ int redact_export_document(const Redactor *r, json_t *doc)
 	json_object_foreach(doc, key, data) {
 		if (streq(key, "records"))
 			continue;
-		k = redact_json_strings(r, data);
+		k = upload_redact_json_strings(r, data);
 		if (k < 0)
 			return k;
 	}
@@ -392,7 +393,7 @@ int redact_export_document(const Redactor *r, json_t *doc)
 		json_object_foreach(record, key, v) {
 			if (streq(key, "data"))
 				continue;
-			k = redact_json_strings(r, v);
+			k = upload_redact_json_strings(r, v);
 			if (k < 0)
 				return k;
 		}

@@ -4,25 +4,25 @@
 /*
  * The documents the targets send, built from the store:
  *
- *	http-json        the export document of the crash (store/export.h)
+ *	http-json        the export document of the crash (export.h)
  *	                 without its local "upload" bookkeeping, redacted when
  *	                 the target redacts, as compact JSON with sorted keys and
  *	                 a final newline: byte for byte what
  *	                 "pstorectl export --redacted --json=short" prints
  *	journal-remote   one entry in the journal export format, the fields of
- *	                 the local journal entry (upload-journal.h)
+ *	                 the local journal entry (journal-export.h)
  */
 
 #include <jansson.h>
 #include <stddef.h>
 
-#include "store/redact.h"
+#include "redact.h"
 #include "store/store.h"
 
 typedef struct UploadDocumentContext {
 	Store *store;
 	json_t *crash;		  /* crash.json */
-	const Redactor *redactor; /* NULL: send as stored */
+	const UploadRedactor *redactor; /* NULL: send as stored */
 	const char *hostname;
 	const char *machine_id;
 } UploadDocumentContext;
@@ -34,7 +34,8 @@ typedef struct UploadDocument {
 } UploadDocument;
 
 /* The http-json document as JSON (what "pstorectl export --redacted" prints). */
-int upload_document_json_object(Store *s, const char *id, const Redactor *redactor, json_t **ret);
+int upload_document_json_object(Store *s, const char *id, const UploadRedactor *redactor,
+				json_t **ret);
 int upload_document_json(const UploadDocumentContext *c, UploadDocument *ret);
 int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret);
 void upload_document_done(UploadDocument *d);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "macro.h"
-#include "upload-url.h"
+#include "url.h"
 
 static const char *placeholder_value(const UploadUrlValues *v, const char *name, size_t n)
 {

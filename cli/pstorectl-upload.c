@@ -7,7 +7,7 @@
  *                    [--dmi-dir=DIR] [--force] [--] [ID...]
  *
  * ID: full crash ids, which pstorectl resolved. Sends the crashes now,
- * without waiting for their backoff (daemon/upload.h), with a line per
+ * without waiting for their backoff (lib/upload/upload.h), with a line per
  * crash (a progress bar on a terminal) and a summary.
  */
 
@@ -22,10 +22,7 @@
 #include "log.h"
 #include "macro.h"
 #include "upload-options.h"
-#include "upload.h"
-
-/* As pstorectl.h declares it, for crash-util.c. */
-const char *arg_store_dir;
+#include "upload/upload.h"
 
 /* What a terminal shows while many crashes go: one line, rewritten. */
 typedef struct Progress {
@@ -62,7 +59,7 @@ static void show_event(const UploadEvent *e, void *userdata)
 	p->shown++;
 }
 
-static int parse_argv(int argc, char *argv[])
+static int parse_argv(int argc, char *argv[], const char **ret_store_dir)
 {
 	enum { ARG_STORE_DIR = 0x100, ARG_LOG_LEVEL };
 	static const struct option options[] = {
@@ -71,11 +68,12 @@ static int parse_argv(int argc, char *argv[])
 		UPLOAD_CONFIG_OPTIONS,
 		UPLOAD_FORCE_OPTION,
 		{}};
+	const char *store_dir = NULL;
 	int c, r = 0;
 
 	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
 		if (c == ARG_STORE_DIR)
-			arg_store_dir = optarg;
+			store_dir = optarg;
 		else if (c == ARG_LOG_LEVEL)
 			r = log_set_max_level_from_option(optarg);
 		else if (c == '?')
@@ -85,15 +83,16 @@ static int parse_argv(int argc, char *argv[])
 		if (r < 0)
 			return -EINVAL;
 	}
-	if (!arg_store_dir)
+	if (!store_dir)
 		return log_error_errno(EINVAL, "No --store-dir=: run 'pstorectl upload' instead.");
 	for (int i = optind; i < argc; i++)
 		if (!store_crash_id_is_valid(argv[i]))
 			return log_error_errno(EINVAL, "Not a full crash id: '%s'.", argv[i]);
+	*ret_store_dir = store_dir;
 	return 0;
 }
 
-static int run_upload(char **ids)
+static int run_upload(const char *store_dir, char **ids)
 {
 	PstoredConfig *config = NULL;
 	UploadSummary sum = {};
@@ -105,7 +104,7 @@ static int run_upload(char **ids)
 		return r;
 
 	UploadOptions o = {
-		.store_dir = arg_store_dir,
+		.store_dir = store_dir,
 		.config = config,
 		.target = arg_upload_target,
 		.ids = ids,
@@ -132,12 +131,13 @@ static int run_upload(char **ids)
 
 int main(int argc, char *argv[])
 {
+	const char *store_dir = NULL;
 	int r;
 
-	r = parse_argv(argc, argv);
+	r = parse_argv(argc, argv, &store_dir);
 	if (r < 0)
 		return EXIT_FAILURE;
 	/* The ids are argv[optind...], NULL-terminated as upload_run() wants them. */
-	r = run_upload(optind < argc ? argv + optind : NULL);
+	r = run_upload(store_dir, optind < argc ? argv + optind : NULL);
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

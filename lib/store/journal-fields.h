@@ -3,7 +3,7 @@
 
 /*
  * The fields of the journal entry of an archived crash: one entry per crash, with the
- * MESSAGE_ID of its kind (lib/store/message-ids.h) and the fields listed
+ * MESSAGE_ID of its kind (message-ids.h) and the fields listed
  * there; the whole log in PSTORE_DMESG.
  */
 
@@ -26,9 +26,8 @@ typedef struct JournalCrashFields {
 
 /*
  * The fields of the entry for crash (a crash.json document), all but its
- * log: what journal_send_crash() (archive-journal.h) sends, and what the
- * journal-remote upload target sends too. Free them with
- * journal_crash_fields_done().
+ * log: what pstored archive sends to journald, and what the journal-remote
+ * upload target sends too. Free them with journal_crash_fields_done().
  */
 int journal_crash_fields(json_t *crash, JournalCrashFields *ret);
 void journal_crash_fields_done(JournalCrashFields *f);

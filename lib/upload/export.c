@@ -19,7 +19,7 @@ static int read_crash_file(Store *s, const char *id, const char *file, char **re
 	r = store_crash_path(s, id, file, &path);
 	if (r < 0)
 		return r;
-	return read_full_file_at(AT_FDCWD, path, CRASH_EXPORT_FILE_MAX, ret, ret_len);
+	return read_full_file_at(AT_FDCWD, path, UPLOAD_EXPORT_FILE_MAX, ret, ret_len);
 }
 
 static bool record_name_is_valid(const char *name)
@@ -54,7 +54,7 @@ static int add_record_data(Store *s, const char *id, json_t *record)
 	return json_object_set_new(record, "data", json_string(b64)) < 0 ? -ENOMEM : 0;
 }
 
-int crash_export_json(Store *s, const char *id, json_t **ret)
+int upload_export_json(Store *s, const char *id, json_t **ret)
 {
 	json_auto_t *doc = NULL;
 	_cleanup_free_ char *log = NULL, *text = NULL;
@@ -86,7 +86,7 @@ int crash_export_json(Store *s, const char *id, json_t **ret)
 			return -ENOMEM;
 	}
 
-	if (json_object_set_new(doc, "export_version", json_integer(CRASH_EXPORT_VERSION)) < 0)
+	if (json_object_set_new(doc, "export_version", json_integer(UPLOAD_EXPORT_VERSION)) < 0)
 		return -ENOMEM;
 
 	*ret = TAKE_PTR(doc);

@@ -7,9 +7,9 @@
 #include "fs-util.h"
 #include "log.h"
 #include "macro.h"
-#include "upload-redactor.h"
+#include "redact.h"
 
-static int add_dmi_serials(Redactor *r, const char *dmi_dir)
+static int add_dmi_serials(UploadRedactor *r, const char *dmi_dir)
 {
 	static const char *const files[] = {"product_serial", "board_serial", "chassis_serial",
 					    "product_uuid"};
@@ -28,7 +28,7 @@ static int add_dmi_serials(Redactor *r, const char *dmi_dir)
 			continue;
 		while (len > 0 && isspace((unsigned char)value[len - 1]))
 			value[--len] = '\0';
-		k = redactor_add_word(r, value, "[SERIAL]");
+		k = upload_redactor_add_word(r, value, "[SERIAL]");
 		if (k < 0)
 			return k;
 	}
@@ -36,20 +36,20 @@ static int add_dmi_serials(Redactor *r, const char *dmi_dir)
 }
 
 int upload_target_redactor(const PstoredTarget *cfg, const char *hostname, const char *dmi_dir,
-			   Redactor **ret)
+			   UploadRedactor **ret)
 {
-	_cleanup_(redactor_freep) Redactor *r = NULL;
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
 	int k;
 
-	k = redactor_new(&r);
+	k = upload_redactor_new(&r);
 	if (k >= 0 && hostname)
-		k = redactor_add_word(r, hostname, "[HOSTNAME]");
+		k = upload_redactor_add_word(r, hostname, "[HOSTNAME]");
 	if (k >= 0)
 		k = add_dmi_serials(r, dmi_dir ?: "/sys/class/dmi/id");
 	for (size_t i = 0; k >= 0 && cfg && i < cfg->n_redact_regex; i++) {
 		_cleanup_free_ char *error = NULL;
 
-		k = redactor_add_regex(r, cfg->redact_regex[i], &error);
+		k = upload_redactor_add_regex(r, cfg->redact_regex[i], &error);
 		if (k == -EINVAL)
 			return log_error_errno(k,
 					       "[Target.%s] RedactRegex=%s: %s (use a POSIX "

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http.h"
 #include "macro.h"
 #include "time-util.h"
-#include "upload-http.h"
 
 /* Enough of an error page to tell the user what the server said. */
 #define RESPONSE_BODY_MAX 1024
@@ -101,14 +101,12 @@ static bool curl_code_is_tls_error(CURLcode c)
 	       c == CURLE_SSL_ISSUER_ERROR;
 }
 
-int upload_http_send(UploadHttp *h, const UploadHttpRequest *req, UploadHttpResponse *ret)
+/* The header lines of req, for CURLOPT_HTTPHEADER. */
+static int request_headers(const UploadHttp *h, const UploadHttpRequest *req,
+			   struct curl_slist **ret)
 {
-	struct curl_slist *headers = NULL, *l;
 	_cleanup_free_ char *content_type = NULL, *key = NULL;
-	UploadHttpResponse r = {};
-	long new_connections = 0;
-	curl_off_t retry_after = 0;
-	CURLcode c;
+	struct curl_slist *headers = NULL, *l;
 
 	if (asprintf(&content_type, "Content-Type: %s", req->content_type) < 0) {
 		content_type = NULL;
@@ -132,6 +130,16 @@ int upload_http_send(UploadHttp *h, const UploadHttpRequest *req, UploadHttpResp
 		}
 		headers = l;
 	}
+	*ret = headers;
+	return 0;
+}
+
+/* One exchange over the handle's connection; counts the connections it opened. */
+static CURLcode perform_request(UploadHttp *h, const UploadHttpRequest *req,
+				struct curl_slist *headers)
+{
+	long new_connections = 0;
+	CURLcode c;
 
 	h->errbuf[0] = '\0';
 	h->body_len = 0;
@@ -150,23 +158,19 @@ int upload_http_send(UploadHttp *h, const UploadHttpRequest *req, UploadHttpResp
 
 	/* The header list must outlive the transfer, not the handle. */
 	curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, NULL);
-	curl_slist_free_all(headers);
 
 	if (curl_easy_getinfo(h->curl, CURLINFO_NUM_CONNECTS, &new_connections) == CURLE_OK)
 		h->connections += new_connections;
+	return c;
+}
 
-	if (c == CURLE_OUT_OF_MEMORY)
-		return -ENOMEM;
-	if (c != CURLE_OK) {
-		r.error = strdup(h->errbuf[0] ? h->errbuf : curl_easy_strerror(c));
-		if (!r.error)
-			return -ENOMEM;
-		r.tls_error = curl_code_is_tls_error(c);
-		*ret = r;
-		return 0;
-	}
-
+/* The server's answer to the exchange that just ended. */
+static int read_answer(UploadHttp *h, UploadHttpResponse *ret)
+{
+	UploadHttpResponse r = {};
+	curl_off_t retry_after = 0;
 	long version = 0;
+
 	curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &r.status);
 	curl_easy_getinfo(h->curl, CURLINFO_HTTP_VERSION, &version);
 	r.http_version = version == CURL_HTTP_VERSION_2_0 ? 2 : 1;
@@ -178,6 +182,33 @@ int upload_http_send(UploadHttp *h, const UploadHttpRequest *req, UploadHttpResp
 	r.body = strdup(h->body);
 	if (!r.body)
 		return -ENOMEM;
+	*ret = r;
+	return 0;
+}
+
+int upload_http_send(UploadHttp *h, const UploadHttpRequest *req, UploadHttpResponse *ret)
+{
+	struct curl_slist *headers = NULL;
+	UploadHttpResponse r = {};
+	CURLcode c;
+	int k;
+
+	k = request_headers(h, req, &headers);
+	if (k < 0)
+		return k;
+	c = perform_request(h, req, headers);
+	curl_slist_free_all(headers);
+
+	if (c == CURLE_OUT_OF_MEMORY)
+		return -ENOMEM;
+	if (c == CURLE_OK)
+		return read_answer(h, ret);
+
+	/* No answer: why not. */
+	r.error = strdup(h->errbuf[0] ? h->errbuf : curl_easy_strerror(c));
+	if (!r.error)
+		return -ENOMEM;
+	r.tls_error = curl_code_is_tls_error(c);
 	*ret = r;
 	return 0;
 }

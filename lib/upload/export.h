@@ -15,11 +15,11 @@
 
 #include <jansson.h>
 
-#include "store.h"
+#include "store/store.h"
 
-#define CRASH_EXPORT_VERSION 1
+#define UPLOAD_EXPORT_VERSION 1
 
 /* A record file or log larger than this is refused (-EFBIG): pstore records are kilobytes. */
-#define CRASH_EXPORT_FILE_MAX (64u * 1024 * 1024)
+#define UPLOAD_EXPORT_FILE_MAX (64u * 1024 * 1024)
 
-int crash_export_json(Store *s, const char *id, json_t **ret);
+int upload_export_json(Store *s, const char *id, json_t **ret);

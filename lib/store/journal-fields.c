@@ -10,7 +10,7 @@
 
 #include "journal-fields.h"
 #include "macro.h"
-#include "store/message-ids.h"
+#include "message-ids.h"
 #include "utf8-util.h"
 
 static const char *json_str(json_t *o, const char *key)
