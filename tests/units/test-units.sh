@@ -4,7 +4,8 @@
 # pstored.service: systemd accepts it, its exposure is at most 1.0, it is
 # ordered before systemd-pstore.service and after the loading of the bundled
 # module, it has a start timeout and a memory limit, and "systemctl enable"
-# works. pstored-upload.service: systemd accepts it and its exposure is at
+# works; it runs at a negative nice value and its program does not load
+# libcrypto. pstored-upload.service: systemd accepts it and its exposure is at
 # most 2.0.
 # The tmpfiles snippet makes a private store and keeps the group an
 # administrator opened it to; no unit lets systemd chmod the store. The
@@ -50,6 +51,16 @@ case "$memory" in
 esac
 
 grep -q '^Before=.*systemd-pstore.service' "$unit" || fail "not ordered before systemd-pstore.service"
+# Ahead of its neighbours for the CPU at boot (the boot test times it).
+check "pstored.service runs at a negative nice value" \
+	eval 'grep -Eq "^Nice=-[1-9][0-9]?$" "$unit"'
+
+# The unit's program loads no libcrypto: OpenSSL 3 set up its providers for
+# the first SHA-256, two thirds of the instructions of archiving a crash at
+# boot; lib/basic/sha256-util.c hashes instead.
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'; }
+check "daemon/pstored does not link libcrypto" \
+	eval '! needed "$top_builddir/daemon/pstored" | grep -q "^libcrypto\."'
 
 # systemctl enable into a fake root creates the WantedBy= link.
 mkdir -p "$tmp/root/etc/systemd/system" "$tmp/root/usr/lib/systemd/system"
