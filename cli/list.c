@@ -114,9 +114,9 @@ static bool field_matches(const char *value, const char *want)
 
 static bool crash_matches(const CrashEntry *e)
 {
-	return e->time >= arg_since && e->time <= arg_until &&
-	       field_matches(e->reason, arg_reason) && field_matches(e->kind, arg_kind) &&
-	       field_matches(e->signature, arg_signature) && field_matches(e->hostname, arg_host) &&
+	return e->crash.time >= arg_since && e->crash.time <= arg_until &&
+	       field_matches(e->crash.reason, arg_reason) && field_matches(e->crash.kind, arg_kind) &&
+	       field_matches(e->crash.signature, arg_signature) && field_matches(e->hostname, arg_host) &&
 	       field_matches(e->machine_id, arg_machine);
 }
 
@@ -139,7 +139,7 @@ static size_t short_id_length(const CrashEntry *const *v, size_t n)
 	if (!ids)
 		return STORE_CRASH_ID_LEN;
 	for (size_t i = 0; i < n; i++)
-		ids[i] = v[i]->id;
+		ids[i] = v[i]->crash.id;
 	qsort(ids, n, sizeof(char *), compare_strings);
 	for (size_t i = 1; i < n; i++) {
 		size_t k = 0;
@@ -232,21 +232,21 @@ static int print_crash_table(const CrashEntry *const *v, size_t n)
 		char tbuf[FORMAT_TIMESTAMP_MAX], id[STORE_CRASH_ID_LEN + 1];
 		const char *all_cells[_COLUMN_MAX] =
 			{
-				format_timestamp(tbuf, v[i]->time, false),
+				format_timestamp(tbuf, v[i]->crash.time, false),
 				id,
 				or_dash(crash_entry_host(v[i])),
-				or_dash(v[i]->kind),
-				or_dash(v[i]->reason),
-				or_dash(v[i]->kernel_version),
-				or_dash(v[i]->upload),
-				or_dash(v[i]->headline),
+				or_dash(v[i]->crash.kind),
+				or_dash(v[i]->crash.reason),
+				or_dash(v[i]->crash.kernel_version),
+				or_dash(v[i]->crash.upload),
+				or_dash(v[i]->crash.headline),
 			},
 			   *cells[_COLUMN_MAX];
 
 		for (size_t c = 0, k = 0; c < _COLUMN_MAX; c++)
 			if (shown[c])
 				cells[k++] = all_cells[c];
-		memcpy(id, v[i]->id, idlen);
+		memcpy(id, v[i]->crash.id, idlen);
 		id[idlen] = '\0';
 		if (table_add_row(t, cells) < 0)
 			return log_oom();
@@ -263,29 +263,29 @@ typedef struct Group {
 
 static const char *group_key(const CrashEntry *e)
 {
-	return *e->signature ? e->signature : e->id;
+	return *e->crash.signature ? e->crash.signature : e->crash.id;
 }
 
 static int compare_by_key(const void *a, const void *b)
 {
 	const CrashEntry *x = *(const CrashEntry *const *)a;
 	const CrashEntry *y = *(const CrashEntry *const *)b;
-	int c = (*x->signature != 0) - (*y->signature != 0);
+	int c = (*x->crash.signature != 0) - (*y->crash.signature != 0);
 
 	if (c == 0)
 		c = strcmp(group_key(x), group_key(y));
 	if (c == 0)
-		c = x->time < y->time ? -1 : x->time > y->time;
-	return c != 0 ? c : strcmp(x->id, y->id);
+		c = x->crash.time < y->crash.time ? -1 : x->crash.time > y->crash.time;
+	return c != 0 ? c : strcmp(x->crash.id, y->crash.id);
 }
 
 static int compare_groups(const void *a, const void *b)
 {
 	const Group *x = a, *y = b;
 
-	if (x->last->time != y->last->time)
-		return x->last->time < y->last->time ? -1 : 1;
-	return strcmp(x->last->id, y->last->id);
+	if (x->last->crash.time != y->last->crash.time)
+		return x->last->crash.time < y->last->crash.time ? -1 : 1;
+	return strcmp(x->last->crash.id, y->last->crash.id);
 }
 
 /* Groups the crashes of v (sorted in place by key), ordered by their newest crash. */
@@ -298,7 +298,7 @@ static int group_by_signature(const CrashEntry **v, size_t n, Group **ret, size_
 		return -ENOMEM;
 	qsort(v, n, sizeof(*v), compare_by_key);
 	for (size_t i = 0; i < n; i++) {
-		if (k > 0 && (*v[i]->signature != 0) == (*groups[k - 1].last->signature != 0) &&
+		if (k > 0 && (*v[i]->crash.signature != 0) == (*groups[k - 1].last->crash.signature != 0) &&
 		    streq(group_key(v[i]), group_key(groups[k - 1].last))) {
 			groups[k - 1].last = v[i];
 			groups[k - 1].count++;
@@ -326,7 +326,7 @@ static json_t *group_kernels(const Group *g, const CrashEntry *const *by_key)
 	if (!v || !kernels)
 		return NULL;
 	for (size_t i = 0; i < g->count; i++)
-		v[i] = by_key[g->start + i]->kernel_version;
+		v[i] = by_key[g->start + i]->crash.kernel_version;
 	qsort(v, g->count, sizeof(char *), compare_strings);
 	for (size_t i = 0; i < g->count; i++)
 		if (*v[i] && (i == 0 || !streq(v[i], v[i - 1])) &&
@@ -374,12 +374,12 @@ static int print_group_table(const Group *groups, size_t n, const CrashEntry *co
 		const char *cells[ARRAY_SIZE(headers)] = {
 			count,
 			machines,
-			format_timestamp(first, g->first->time, false),
-			format_timestamp(last, g->last->time, false),
+			format_timestamp(first, g->first->crash.time, false),
+			format_timestamp(last, g->last->crash.time, false),
 			kernel_list,
-			or_dash(g->last->reason),
-			or_dash(g->last->signature),
-			or_dash(g->last->headline),
+			or_dash(g->last->crash.reason),
+			or_dash(g->last->crash.signature),
+			or_dash(g->last->crash.headline),
 		};
 
 		if (!kernels)
@@ -402,7 +402,7 @@ static json_t *group_ids(const Group *g, const CrashEntry *const *by_key)
 	if (!ids)
 		return NULL;
 	for (size_t k = 0; k < g->count; k++)
-		if (json_array_append_new(ids, json_string(by_key[g->start + k]->id)) < 0)
+		if (json_array_append_new(ids, json_string(by_key[g->start + k]->crash.id)) < 0)
 			return NULL;
 	return TAKE_PTR(ids);
 }
@@ -423,13 +423,13 @@ static int print_groups_json(const Group *groups, size_t n, const CrashEntry *co
 		json_t *ids = group_ids(g, by_key), *kernels = group_kernels(g, by_key), *o;
 
 		o = json_pack("{s:o, s:I, s:I, s:I, s:I, s:o*, s:o, s:o, s:o, s:o*}", "signature",
-			      string_or_null(g->last->signature), "count", (json_int_t)g->count,
+			      string_or_null(g->last->crash.signature), "count", (json_int_t)g->count,
 			      "machines", (json_int_t)count_machines(by_key + g->start, g->count),
-			      "first", (json_int_t)g->first->time, "last",
-			      (json_int_t)g->last->time, "kernels", kernels, "kind",
-			      string_or_null(g->last->kind), "reason",
-			      string_or_null(g->last->reason), "message",
-			      string_or_null(g->last->headline), "ids", ids);
+			      "first", (json_int_t)g->first->crash.time, "last",
+			      (json_int_t)g->last->crash.time, "kernels", kernels, "kind",
+			      string_or_null(g->last->crash.kind), "reason",
+			      string_or_null(g->last->crash.reason), "message",
+			      string_or_null(g->last->crash.headline), "ids", ids);
 		if (!o || !ids || !kernels || json_array_append_new(out, o) < 0)
 			return log_oom();
 	}
@@ -456,11 +456,11 @@ static int print_summaries_short(const CrashEntry *const *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			putchar(',');
-		if (is_ascii(v[i]->summary, v[i]->summary_len)) {
-			fwrite(v[i]->summary, 1, v[i]->summary_len, stdout);
+		if (is_ascii(v[i]->crash.summary, v[i]->crash.summary_len)) {
+			fwrite(v[i]->crash.summary, 1, v[i]->crash.summary_len, stdout);
 			continue;
 		}
-		json_auto_t *c = json_loadb(v[i]->summary, v[i]->summary_len, 0, NULL);
+		json_auto_t *c = json_loadb(v[i]->crash.summary, v[i]->crash.summary_len, 0, NULL);
 
 		if (!c)
 			return log_oom();
@@ -483,7 +483,7 @@ static int print_summaries_json(const CrashEntry *const *v, size_t n)
 	if (!out)
 		return log_oom();
 	for (size_t i = 0; i < n; i++) {
-		json_t *c = json_loadb(v[i]->summary, v[i]->summary_len, 0, NULL);
+		json_t *c = json_loadb(v[i]->crash.summary, v[i]->crash.summary_len, 0, NULL);
 
 		/* The index line was checked when it was read: only memory can run out. */
 		if (!c || json_array_append_new(out, c) < 0)

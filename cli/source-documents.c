@@ -118,7 +118,7 @@ int documents_source_open_crash(const CrashEntry *e, SourceCrash *c)
 	(void)json_object_del(c->crash, "export_version");
 	json_array_foreach(json_object_get(c->crash, "records"), i, record)
 		(void)json_object_del(record, "data");
-	c->id = strdup(e->id);
+	c->id = strdup(e->crash.id);
 	c->location = strdup(e->location);
 	if (!c->id || !c->location)
 		return log_oom();

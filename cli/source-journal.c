@@ -358,13 +358,13 @@ int journal_source_open_crash(const CrashEntry *e, SourceCrash *c)
 	if (r < 0)
 		return r;
 	/* Two fields: both must match. The whole log, however large. */
-	r = add_match(j, "PSTORE_CRASH_ID", e->id);
+	r = add_match(j, "PSTORE_CRASH_ID", e->crash.id);
 	if (r >= 0 && *e->machine_id)
 		r = add_match(j, "_MACHINE_ID", e->machine_id);
 	if (r >= 0)
 		r = sym_sd_journal_set_data_threshold(j, 0);
 	if (r < 0)
-		return log_error_errno(r, "Failed to look up crash %s in the journal: %m", e->id);
+		return log_error_errno(r, "Failed to look up crash %s in the journal: %m", e->crash.id);
 
 	/* The newest entry of the crash, if it was sent more than once. */
 	while ((r = sym_sd_journal_next(j)) > 0) {
@@ -377,14 +377,14 @@ int journal_source_open_crash(const CrashEntry *e, SourceCrash *c)
 	if (r >= 0 && !c->document)
 		r = -ENOENT;
 	if (r < 0)
-		return log_error_errno(r, "Failed to read crash %s from the journal: %m", e->id);
+		return log_error_errno(r, "Failed to read crash %s from the journal: %m", e->crash.id);
 	/* crash.json is the document without the log. */
 	c->crash = json_deep_copy(c->document);
 	if (!c->crash || json_object_set_new(c->document, "export_version",
 					     json_integer(UPLOAD_EXPORT_VERSION)) < 0)
 		return log_oom();
 	(void)json_object_del(c->crash, "dmesg");
-	c->id = strdup(e->id);
+	c->id = strdup(e->crash.id);
 	c->location = strdup(arg_journal_directory ?: arg_journal_files ?: "the journal");
 	if (!c->id || !c->location)
 		return log_oom();

@@ -52,25 +52,13 @@ int store_source_list(CrashListing *l)
 	if (!l->entries)
 		return log_oom();
 	l->allocated = n;
-	for (size_t i = 0; i < n; i++) {
-		const StoreListEntry *e = store_listing_entry(l->store, i);
-
+	for (size_t i = 0; i < n; i++)
 		l->entries[l->n++] = (CrashEntry){
-			.id = e->id,
-			.time = e->time,
-			.kind = e->kind,
-			.reason = e->reason,
-			.kernel_version = e->kernel_version,
-			.signature = e->signature,
-			.upload = e->upload,
-			.headline = e->headline,
+			.crash = *store_listing_entry(l->store, i),
 			.machine_id = "",
 			.hostname = "",
 			.location = "",
-			.summary = e->summary,
-			.summary_len = e->summary_len,
 		};
-	}
 	return 0;
 }
 

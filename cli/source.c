@@ -136,19 +136,22 @@ int crash_listing_add(CrashListing *l, json_t *crash, const char *location)
 	s = json_object_get(holder, "summary");
 	return crash_listing_append(
 		l, &(CrashEntry){
-			   .id = string_or_empty(s, "id"),
-			   .time = crash_time_usec(s, "time"),
-			   .kind = string_or_empty(s, "kind"),
-			   .reason = string_or_empty(s, "reason"),
-			   .kernel_version = string_or_empty(s, "kernel_version"),
-			   .signature = string_or_empty(s, "signature"),
-			   .upload = "",
-			   .headline = crash_string(s, "message") ?: string_or_empty(s, "function"),
+			   .crash = {
+				   .id = string_or_empty(s, "id"),
+				   .time = crash_time_usec(s, "time"),
+				   .kind = string_or_empty(s, "kind"),
+				   .reason = string_or_empty(s, "reason"),
+				   .kernel_version = string_or_empty(s, "kernel_version"),
+				   .signature = string_or_empty(s, "signature"),
+				   .upload = "",
+				   .headline = crash_string(s, "message") ?:
+						       string_or_empty(s, "function"),
+				   .summary = json_string_value(json_object_get(holder, "text")),
+				   .summary_len = json_string_length(json_object_get(holder, "text")),
+			   },
 			   .machine_id = string_or_empty(s, "machine_id"),
 			   .hostname = string_or_empty(s, "hostname"),
 			   .location = string_or_empty(holder, "location"),
-			   .summary = json_string_value(json_object_get(holder, "text")),
-			   .summary_len = json_string_length(json_object_get(holder, "text")),
 		   });
 }
 
@@ -157,9 +160,9 @@ static int compare_entries(const void *a, const void *b)
 	const CrashEntry *x = a, *y = b;
 	int c;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	c = strcmp(x->id, y->id);
+	if (x->crash.time != y->crash.time)
+		return x->crash.time < y->crash.time ? -1 : 1;
+	c = strcmp(x->crash.id, y->crash.id);
 	return c != 0 ? c : strcmp(x->machine_id, y->machine_id);
 }
 
@@ -173,7 +176,7 @@ static void crash_listing_sort(CrashListing *l)
 
 	qsort(l->entries, l->n, sizeof(CrashEntry), compare_entries);
 	for (size_t i = 0; i < l->n; i++) {
-		if (k > 0 && streq(l->entries[k - 1].id, l->entries[i].id) &&
+		if (k > 0 && streq(l->entries[k - 1].crash.id, l->entries[i].crash.id) &&
 		    streq(l->entries[k - 1].machine_id, l->entries[i].machine_id))
 			k--;
 		l->entries[k++] = l->entries[i];
@@ -213,7 +216,7 @@ const char *crash_entry_host(const CrashEntry *e)
 
 static bool crash_id_matches(const CrashEntry *e, const char *prefix)
 {
-	return strncasecmp(e->id, prefix, strlen(prefix)) == 0;
+	return strncasecmp(e->crash.id, prefix, strlen(prefix)) == 0;
 }
 
 /* The one crash of the listing whose id starts with prefix; logs why not. */
@@ -225,7 +228,7 @@ static int find_crash(const CrashListing *l, const char *prefix, const CrashEntr
 	/* The same crash from two machines is the same records: either will do. */
 	for (size_t i = 0; i < l->n; i++)
 		if (crash_id_matches(&l->entries[i], prefix) &&
-		    !(found && streq(found->id, l->entries[i].id))) {
+		    !(found && streq(found->crash.id, l->entries[i].crash.id))) {
 			found = &l->entries[i];
 			n++;
 		}
@@ -239,7 +242,7 @@ static int find_crash(const CrashListing *l, const char *prefix, const CrashEntr
 			  prefix, n);
 		for (size_t i = 0; i < l->n; i++)
 			if (crash_id_matches(&l->entries[i], prefix))
-				log_error("  %s  %s", l->entries[i].id,
+				log_error("  %s  %s", l->entries[i].crash.id,
 					  crash_entry_host(&l->entries[i]));
 		return -ENOTUNIQ;
 	}

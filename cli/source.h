@@ -62,25 +62,16 @@ int source_parse_option(int c, const char *arg);
 int source_check_verb(const char *verb);
 
 /*
- * A crash as list shows it. The strings are never NULL ("" when unknown) and
- * live as long as the listing.
+ * A crash as list shows it: the store's listing entry and where the crash came
+ * from. Outside the store, crash.upload is "" and crash.summary is only made
+ * for --json. The strings are never NULL ("" when unknown) and live as long as
+ * the listing.
  */
 typedef struct CrashEntry {
-	const char *id;
-	uint64_t time; /* µs since the epoch, 0 if unknown */
-	const char *kind;
-	const char *reason;
-	const char *kernel_version;
-	const char *signature;
-	const char *upload;	/* the store's upload state, "" elsewhere */
-	const char *headline;	/* the analysis message, else the function */
+	StoreListEntry crash;
 	const char *machine_id; /* "" in the store: this machine */
 	const char *hostname;
 	const char *location; /* the document's file, "" in the other sources */
-	/* store_crash_summary() as compact JSON, not NUL-terminated; outside the store, only
-	 * made for --json. */
-	const char *summary;
-	size_t summary_len;
 } CrashEntry;
 
 typedef struct CrashListing CrashListing;
