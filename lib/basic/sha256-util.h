@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,14 @@ typedef struct Sha256 {
 void sha256_init(Sha256 *s);
 void sha256_update(Sha256 *s, const void *buf, size_t len);
 void sha256_finish(Sha256 *s, uint8_t ret_digest[static SHA256_DIGEST_SIZE]);
+
+/*
+ * Whether blocks are hashed with the CPU's SHA extensions (x86-64 CPUs that
+ * have them) or in portable C; the first hash chooses the extensions where
+ * there are any. Both give the same digests: the tests run every vector
+ * through each. Returns whether the extensions are used now.
+ */
+bool sha256_use_cpu_extensions(bool use);
 
 /* Lower-case hex SHA-256 of buf, NUL-terminated, into hex[SHA256_HEX_SIZE]. Returns 0. */
 int sha256_hex(const void *buf, size_t len, char hex[static SHA256_HEX_SIZE]);

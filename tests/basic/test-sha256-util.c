@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "macro.h"
@@ -23,7 +24,7 @@ static const struct {
 	 "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
 };
 
-Test(sha256_util, nist_vectors)
+static void nist_vectors(void)
 {
 	char hex[SHA256_HEX_SIZE];
 
@@ -34,7 +35,7 @@ Test(sha256_util, nist_vectors)
 }
 
 /* One million 'a', fed in pieces that do not line up with the 64-byte blocks. */
-Test(sha256_util, million_a)
+static void million_a(void)
 {
 	static const uint8_t expected[SHA256_DIGEST_SIZE] = {
 		0xcd, 0xc7, 0x6e, 0x5c, 0x99, 0x14, 0xfb, 0x92, 0x81, 0xa1, 0xc7,
@@ -57,7 +58,7 @@ Test(sha256_util, million_a)
  * Where the padding takes one block or two: messages of 55, 56, 63, 64, 65,
  * 119 and 120 bytes 0, 1, 2, ...; digests from Python's hashlib.
  */
-Test(sha256_util, padding_boundaries)
+static void padding_boundaries(void)
 {
 	static const struct {
 		size_t len;
@@ -79,5 +80,45 @@ Test(sha256_util, padding_boundaries)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		sha256_hex(msg, cases[i].len, hex);
 		cr_assert_str_eq(hex, cases[i].digest, "%zu bytes", cases[i].len);
+	}
+}
+
+/* Every check above, in portable C and with the CPU's SHA extensions. */
+static void run_all(bool cpu_extensions)
+{
+	if (sha256_use_cpu_extensions(cpu_extensions) != cpu_extensions)
+		cr_skip_test("this CPU has no SHA extensions");
+	nist_vectors();
+	million_a();
+	padding_boundaries();
+}
+
+Test(sha256_util, portable)
+{
+	run_all(false);
+}
+
+Test(sha256_util, cpu_extensions)
+{
+	run_all(true);
+}
+
+/* Both block functions agree on every length up to four blocks and a long message. */
+Test(sha256_util, implementations_agree)
+{
+	char portable[SHA256_HEX_SIZE], cpu[SHA256_HEX_SIZE];
+	uint8_t msg[4096];
+
+	srand(1);
+	for (size_t i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)rand();
+	if (!sha256_use_cpu_extensions(true))
+		cr_skip_test("this CPU has no SHA extensions");
+	for (size_t len = 0; len <= sizeof(msg); len = len < 256 ? len + 1 : len * 2) {
+		(void)sha256_use_cpu_extensions(false);
+		sha256_hex(msg, len, portable);
+		(void)sha256_use_cpu_extensions(true);
+		sha256_hex(msg, len, cpu);
+		cr_assert_str_eq(cpu, portable, "%zu bytes", len);
 	}
 }
