@@ -87,15 +87,17 @@ static int put_kind_reason(Metrics *m, const char *name, const char *help, json_
 }
 
 /* The series of the store after the run, and of the crashes this run added to it. */
-static int put_store(Metrics *m, Store *s, usec_t started_at)
+static int put_store(Metrics *m, Store *s, json_t *listed, usec_t started_at)
 {
-	json_auto_t *summaries = NULL, *all = NULL, *archived = NULL;
+	json_auto_t *summaries = json_incref(listed), *all = NULL, *archived = NULL;
 	uint64_t bytes;
 	int r;
 
-	r = store_list(s, &summaries);
-	if (r < 0)
-		return r;
+	if (!summaries) {
+		r = store_list(s, &summaries);
+		if (r < 0)
+			return r;
+	}
 	r = count_by_kind_reason(summaries, 0, &all, &bytes);
 	if (r < 0)
 		return r;
@@ -158,7 +160,7 @@ static int archive_metrics_build(const char *store_dir, const ArchiveRunMetrics 
 	if (!s && store_open(store_dir, 0, &opened) >= 0)
 		s = opened;
 	if (s) {
-		r = put_store(m, s, run->started_at);
+		r = put_store(m, s, run->store ? run->summaries : NULL, run->started_at);
 		if (r < 0)
 			return r;
 	}

@@ -126,6 +126,7 @@ typedef struct Archive {
 	int pstore_fd;
 	PstoreScan *scan;
 	Store *store;	   /* NULL unless Storage=both|store */
+	json_t *summaries; /* of the store after the run, NULL until listed */
 	bool store_failed; /* could not be opened: nowhere to record the run */
 	bool journal;
 	bool unlink;
@@ -145,6 +146,7 @@ typedef struct Archive {
 static void archive_done(Archive *a)
 {
 	sd_journal_close(a->journal_reader);
+	json_decref(a->summaries);
 	store_free(a->store);
 	pstore_scan_free(a->scan);
 	if (a->pstore_fd >= 0)
@@ -1176,12 +1178,9 @@ static void archive_crashes(Archive *a)
 	}
 	archive_commit(a);
 	/* The index is a cache that a commit may have failed to update: leave it right, as
-	 * listing it does (its summaries are not needed here). */
-	if (a->store) {
-		json_auto_t *summaries = NULL;
-
-		(void)store_list(a->store, &summaries);
-	}
+	 * listing it does; the metrics count the listing. */
+	if (a->store)
+		(void)store_list(a->store, &a->summaries);
 	if (n < a->scan->n_crashes)
 		log_warning("%zu of %zu crashes left in %s for the next run: this run reached "
 			    "its budget, MaxRecordsPerRun= or MaxBytesPerRun= (raise them in "
@@ -1297,6 +1296,7 @@ int verb_archive(int argc, char *argv[])
 				      .dropped = a.dropped,
 				      .failed = a.failed,
 				      .store = a.store,
+				      .summaries = a.summaries,
 				      .pstore_fd = a.pstore_fd,
 			      });
 	return r;
