@@ -62,10 +62,18 @@ static int list_entry(CrashListing *l, const char *dir, const struct dirent *de,
 		return 0;
 	if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
 		return log_oom();
-	if (de->d_type == DT_DIR)
-		return depth < DOCUMENTS_DEPTH_MAX ? list_directory(l, path, depth + 1) : 0;
-	if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+	if (de->d_type == DT_DIR && depth < DOCUMENTS_DEPTH_MAX)
+		return list_directory(l, path, depth + 1);
+	if (de->d_type == DT_DIR) {
+		log_warning("%s: more than %u directories deep: skipped.", path,
+			    DOCUMENTS_DEPTH_MAX);
 		return 0;
+	}
+	/* What a server does not make, links and FIFOs, is named; load_document() opens none. */
+	if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN) {
+		log_warning("%s: not a regular file: skipped.", path);
+		return 0;
+	}
 	if (load_document(path, &doc) < 0)
 		return 0;
 	return crash_listing_add(l, doc, path) < 0 ? log_oom() : 0;

@@ -162,6 +162,10 @@ check "listed, no FIFO waited for" eq "$(jq -r '.[].id' "$T/out" | sort)" \
 		$(cat "$T/good") | sort)"
 check "past the size limit: named" grep -qF "past-max.json: File too large; skipped." "$T/err"
 check "empty: named" grep -qF "empty.json: not JSON" "$T/err"
+for f in fifo link loop; do
+	check "$f: named" grep -qF "/files/$f.json: not a regular file: skipped." "$T/err"
+done
+check "nested too deep: named" grep -qF "/d9: more than 8 directories deep: skipped." "$T/err"
 setpriv --reuid=65534 --regid=65534 --clear-groups "$PSTORECTL" --documents="$T/files" \
 	--json=short list >"$T/out" 2>"$T/err"
 check "unreadable: named" \
