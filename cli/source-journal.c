@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "crash-util.h"
 #include "fs-util.h"
 #include "store/journal-fields.h"
 #include "log.h"
@@ -32,6 +33,7 @@
 #define LIST_DATA_THRESHOLD 4096
 
 typedef enum FieldAction {
+	FIELD_ID,	/* crash.json's "id": exactly a crash id, and only one */
 	FIELD_CRASH,	/* a string of crash.json */
 	FIELD_ANALYSIS, /* a string of crash.json's "analysis" */
 	FIELD_TIME,	/* crash.json's "time", decimal */
@@ -45,7 +47,7 @@ static const struct {
 	const char *key;
 	FieldAction action;
 } crash_fields[] = {
-	{"PSTORE_CRASH_ID", "id", FIELD_CRASH},
+	{"PSTORE_CRASH_ID", "id", FIELD_ID},
 	{"PSTORE_KIND", "kind", FIELD_CRASH},
 	{"PSTORE_REASON", "reason", FIELD_CRASH},
 	{"PSTORE_DUMP_REASON", "pstore_reason", FIELD_CRASH},
@@ -107,6 +109,22 @@ static json_t *json_time(const char *v, size_t len)
 	return json_integer(parse_uint64(buf, &t) < 0 ? 0 : (json_int_t)t);
 }
 
+/*
+ * The crash id, byte for byte: sanitising would make another id of a value that is none,
+ * one that no match on the field finds. Null for anything else, and for a second id in
+ * the entry: an entry of two crashes is neither.
+ */
+static json_t *json_crash_id(json_t *crash, const char *v, size_t len)
+{
+	char id[STORE_CRASH_ID_LEN + 1];
+
+	if (json_object_get(crash, "id") || len != STORE_CRASH_ID_LEN)
+		return json_null();
+	memcpy(id, v, len);
+	id[len] = '\0';
+	return store_crash_id_is_valid(id) ? json_string(id) : json_null();
+}
+
 /* Puts the field "NAME=value" of an entry into crash (or analysis) if it is one of ours. */
 static int crash_add_field(json_t *crash, json_t *analysis, const char *data, size_t len,
 			   bool with_log)
@@ -125,6 +143,9 @@ static int crash_add_field(json_t *crash, json_t *analysis, const char *data, si
 		    memcmp(data, crash_fields[i].field, n) != 0)
 			continue;
 		switch (crash_fields[i].action) {
+		case FIELD_ID:
+			value = json_crash_id(crash, v, vlen);
+			break;
 		case FIELD_TIME:
 			value = json_time(v, vlen);
 			break;
@@ -148,10 +169,23 @@ static int crash_add_field(json_t *crash, json_t *analysis, const char *data, si
 	return 0;
 }
 
+/* Names an entry of pstored that is no crash, by host and time; -EBADMSG. */
+static int log_entry_broken(json_t *crash, usec_t at)
+{
+	char buf[FORMAT_TIMESTAMP_MAX];
+
+	return log_warning_errno(EBADMSG,
+				 "The journal entry of pstored from %s at %s has no crash id in "
+				 "PSTORE_CRASH_ID, or more than one: skipped.",
+				 crash_string(crash, "hostname") ?: crash_string(crash, "machine_id") ?:
+				 "an unknown host",
+				 format_timestamp(buf, at, false) ?: "an unknown time");
+}
+
 /*
  * The crash of the current entry, as crash.json has it but for what does not travel, with
  * the log as "dmesg" if with_log. Its fields in one pass: looking each up would read (and
- * decompress) the entry once per field. -EBADMSG if it has no crash id.
+ * decompress) the entry once per field. -EBADMSG, named in a warning, if it has no crash id.
  */
 static int entry_crash(sd_journal *j, bool with_log, json_t **ret)
 {
@@ -172,9 +206,9 @@ static int entry_crash(sd_journal *j, bool with_log, json_t **ret)
 	}
 	if (r < 0)
 		return r;
-	if (!store_crash_id_is_valid(json_string_value(json_object_get(crash, "id")) ?: ""))
-		return -EBADMSG;
 	(void)sym_sd_journal_get_realtime_usec(j, &archived_at);
+	if (!json_is_string(json_object_get(crash, "id")))
+		return log_entry_broken(crash, archived_at);
 	if (json_object_set_new(crash, "archived_at", json_integer((json_int_t)archived_at)) < 0 ||
 	    json_object_set(crash, "analysis", analysis) < 0)
 		return -ENOMEM;
@@ -342,7 +376,7 @@ int journal_source_list(CrashListing *l)
 		r = entry_crash(j, false, &crash);
 		if (r == -ENOMEM)
 			return log_oom();
-		if (r < 0) /* an entry of some other program, or broken */
+		if (r < 0) /* no crash, named */
 			continue;
 		if (crash_listing_add(l, crash, NULL) < 0)
 			return log_oom();

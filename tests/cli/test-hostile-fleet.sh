@@ -201,5 +201,10 @@ while read -r id field value; do
 	every_verb_holds "$field $value" "$id" --file="$T/journal/$field.journal"
 done <"$T/entries"
 check "every verb exits 0 or 1, its output escaped" eval '! grep . "$T/broken" >&2'
+check "no more listed: not an id with a NUL, nor one of two" eq "$(sort "$T/listed")" \
+	"$( (cat "$T/good"; grep -v '^- ' "$T/entries" | cut -d' ' -f1) | sort)"
+check "each entry without one crash id named" \
+	eq "$(grep -c "The journal entry of pstored from zulu at .* has no crash id" "$T/warnings")" \
+	"$(grep -c '^- ' "$T/entries")"
 
 checks_done
