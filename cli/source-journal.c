@@ -97,6 +97,7 @@ static json_t *json_records(const char *v, size_t len)
 	return TAKE_PTR(records);
 }
 
+/* µs since the epoch, in decimal; 0 (unknown) for anything else, or past JSON's integers. */
 static json_t *json_time(const char *v, size_t len)
 {
 	char buf[24];
@@ -106,7 +107,9 @@ static json_t *json_time(const char *v, size_t len)
 		return json_integer(0);
 	memcpy(buf, v, len);
 	buf[len] = '\0';
-	return json_integer(parse_uint64(buf, &t) < 0 ? 0 : (json_int_t)t);
+	if (parse_uint64(buf, &t) < 0 || t > INT64_MAX)
+		t = 0;
+	return json_integer((json_int_t)t);
 }
 
 /*

@@ -206,5 +206,11 @@ check "no more listed: not an id with a NUL, nor one of two" eq "$(sort "$T/list
 check "each entry without one crash id named" \
 	eq "$(grep -c "The journal entry of pstored from zulu at .* has no crash id" "$T/warnings")" \
 	"$(grep -c '^- ' "$T/entries")"
+# time_of VALUE: the time show --json gives the entry whose timestamp is the value VALUE.
+time_of() {
+	ctl --file="$T/journal/PSTORE_CRASH_TIMESTAMP.journal" --json=short show \
+		"$(grep -m1 "PSTORE_CRASH_TIMESTAMP $1\$" "$T/entries" | cut -d' ' -f1)" | jq .time
+}
+check "a time past int64: unknown, not negative" eq "$(time_of u64max):$(time_of i64over)" 0:0
 
 checks_done
