@@ -129,6 +129,25 @@ check "the whole id: shown" grep -q "^ *ID: $good_id$" "$T/out"
 check "no verb crashed" eval '! grep . "$T/broken" >&2'
 rm "$T/twice/near.json"
 
+case="the same id twice"
+jq -c '.machine_id = "f1ee7000000000000000000000000666" | .hostname = "evil" | .time = 1 |
+	.analysis.message = "forged"' "$T/docs/$good_id.json" >"$T/twice/forged.json"
+for verb in show dmesg export; do
+	verb_holds "$case" --documents="$T/twice" "$verb" "$good_id"
+	check "$verb: from two machines, refused" test $? -eq 1
+	check "$verb: says it is ambiguous" grep -qF "Crash id '$good_id' is ambiguous" "$T/err"
+	check "$verb: names both" eval 'grep -q "  evil  .*/forged.json$" "$T/err" &&
+		grep -q "  $GOOD_MACHINE  .*/$good_id.json$" "$T/err"'
+	check "$verb: shows neither" eval '! grep -q . "$T/out"'
+done
+rm "$T/twice/forged.json"
+jq -c '.analysis.message = "forged"' "$T/docs/$good_id.json" >"$T/twice/again.json"
+verb_holds "$case" --documents="$T/twice" show "$good_id"
+check "in two documents of one machine: refused as ambiguous" \
+	eval 'grep -qF "is ambiguous" "$T/err" && ! grep -q forged "$T/out"'
+check "listed twice" eq "$(ctl --documents="$T/twice" --json=short list | jq length)" 2
+check "no verb crashed" eval '! grep . "$T/broken" >&2'
+
 case="files"
 mkdir -p "$T/files"
 cp "$T/good" "$T/good.all"
@@ -212,5 +231,23 @@ time_of() {
 		"$(grep -m1 "PSTORE_CRASH_TIMESTAMP $1\$" "$T/entries" | cut -d' ' -f1)" | jq .time
 }
 check "a time past int64: unknown, not negative" eq "$(time_of u64max):$(time_of i64over)" 0:0
+
+case="the same id from two machines"
+id=$(head -n1 "$T/good")
+jq -r '"__REALTIME_TIMESTAMP=1\n__MONOTONIC_TIMESTAMP=1", "_BOOT_ID=\(.boot_id)",
+	"_MACHINE_ID=f1ee7000000000000000000000000666", "_HOSTNAME=evil",
+	"MESSAGE_ID=c55ba87f78104684bc1951566a609be3", "PSTORE_CRASH_ID=\(.id)",
+	"CRASH_MESSAGE=forged", ""' "$T/docs/$id.json" |
+	"$JOURNAL_REMOTE" --output="$T/journal/evil.journal" - >"$T/journal-remote.log" 2>&1
+: >"$T/broken"
+verb_holds "$case" -D "$T/journal" show "$id"
+check "show: refused" test $? -eq 1
+check "show: says it is ambiguous" grep -qF "Crash id '$id' is ambiguous" "$T/err"
+check "show: names both machines" \
+	eval 'grep -q "  evil$" "$T/err" && grep -q "  alpha$" "$T/err"'
+check "show: neither shown" eval '! grep -q . "$T/out"'
+verb_holds "$case" --file="$T/journal/good.journal" show "$id"
+check "show of one machine's file: shown" grep -q "^ *ID: $id$" "$T/out"
+check "no verb crashed" eval '! grep . "$T/broken" >&2'
 
 checks_done
