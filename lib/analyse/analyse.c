@@ -1011,10 +1011,11 @@ static int analysis_read_comm_pid(DmesgAnalysis *a, const char *s, size_t len)
 static int analysis_read_event_task(DmesgAnalysis *a, Event kind, const Line *l)
 {
 	if (kind == EVENT_HUNG_TASK && has_prefix(l, "INFO: task ")) {
-		const char *s = l->s + strlen("INFO: task ");
-		const char *e = line_find(l, " blocked for more than ");
+		/* after the prefix: "INFO: task blocked for more than" names no task */
+		const Line rest = line_after(l, strlen("INFO: task "));
+		const char *e = line_find(&rest, " blocked for more than ");
 
-		return analysis_read_comm_pid(a, s, (size_t)(e - s));
+		return e ? analysis_read_comm_pid(a, rest.s, (size_t)(e - rest.s)) : 0;
 	}
 	if (kind == EVENT_SOFT_LOCKUP && l->len > 2 && l->s[l->len - 1] == ']') {
 		const char *open = memrchr(l->s, '[', l->len);
