@@ -151,13 +151,33 @@ static const char *regex_skip_bracket(const char *p)
 	return *p ? p : NULL;
 }
 
+/*
+ * The character of an interval at *p, moving *p past a backslash before it: glibc's regcomp()
+ * reads an escaped character inside "{m,n}" as the character ("{1\00}" is "{100}").
+ */
+static char regex_interval_char(const char **p)
+{
+	if (**p == '\\' && (*p)[1])
+		(*p)++;
+	return **p;
+}
+
+static bool regex_interval_digit(const char *p)
+{
+	char c = regex_interval_char(&p);
+
+	return c >= '0' && c <= '9';
+}
+
 /* Reads the digits at *p, up to the first that makes the number exceed REGEX_EXPANDED_MAX. */
 static uint64_t regex_parse_count(const char **p)
 {
 	uint64_t n = 0;
 
-	while (**p >= '0' && **p <= '9' && n <= REGEX_EXPANDED_MAX)
-		n = n * 10 + (uint64_t)(*(*p)++ - '0');
+	while (regex_interval_digit(*p) && n <= REGEX_EXPANDED_MAX) {
+		n = n * 10 + (uint64_t)(regex_interval_char(p) - '0');
+		(*p)++;
+	}
 	return n;
 }
 
@@ -173,14 +193,14 @@ static const char *regex_parse_interval(const char *p, uint64_t *ret_n, bool *re
 	uint64_t m, n;
 
 	m = n = regex_parse_count(&q);
-	if (*q == ',') {
+	if (regex_interval_char(&q) == ',') {
 		q++;
-		if (*q >= '0' && *q <= '9')
+		if (regex_interval_digit(q))
 			n = regex_parse_count(&q);
 		else
 			n = m + 1; /* "{m,}": m copies and a star */
 	}
-	if (*q != '}')
+	if (regex_interval_char(&q) != '}')
 		return NULL;
 	*ret_n = MAX(MIN(n, REGEX_EXPANDED_MAX + 1), 1);
 	*ret_optional = m == 0;

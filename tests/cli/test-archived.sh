@@ -117,8 +117,10 @@ ctl export "${ids[0]}" --output="$tmp/out.json"
 check "export --output: mode 0600" eq "$(stat -c %a "$tmp/out.json")" 600
 check "export --output: same document" cmp -s "$tmp/out.json" <(ctl export "${ids[0]}")
 
-# The pager, on a pseudo-terminal: $PAGER gets the output, --no-pager keeps it away.
+# The pager, on a pseudo-terminal: $PAGER gets the output, --no-pager keeps it away
+# (on a terminal that is not TERM=dumb, whatever the caller's).
 id=$(jq -r '[.[] | select(.kind == "kernel-crash")][0].id' "$tmp/list.json")
+export TERM=xterm
 PAGER="cat >$tmp/paged" script -qec "$PSTORECTL --store-dir=$store dmesg $id" /dev/null >/dev/null
 check "dmesg on a terminal goes through \$PAGER" cmp -s "$tmp/paged" "$store/$id/dmesg.txt"
 rm -f "$tmp/paged"

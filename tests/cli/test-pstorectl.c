@@ -160,12 +160,16 @@ static Run run_as_member(uid_t uid, gid_t group, const char *const *args)
 	pid = fork();
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		if (dup2(fileno(out), STDOUT_FILENO) < 0 || dup2(fileno(err), STDERR_FILENO) < 0)
+		/* Opened as root: the build tree may be where uid cannot go (a checkout in /root). */
+		int fd = open(bin, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || dup2(fileno(out), STDOUT_FILENO) < 0 ||
+		    dup2(fileno(err), STDERR_FILENO) < 0)
 			_exit(126);
 		if (uid != 0 && (setgroups(group != 0, &group) < 0 ||
 				 setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0))
 			_exit(126);
-		execv(bin, (char **)argv);
+		fexecve(fd, (char **)argv, environ);
 		_exit(127);
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);

@@ -27,9 +27,10 @@ journald_enter() {
 	fi
 
 	JOURNALD_TMP=$(mktemp -d /tmp/journald-test.XXXXXX)
+	# A container or chroot without systemd running has no /run/systemd or /run/log.
+	mkdir -p /run/systemd /run/log /var/log/journal
 	mount -t tmpfs -o mode=0755 tmpfs /run/systemd
 	mount -t tmpfs -o mode=0755 tmpfs /run/log
-	mkdir -p /var/log/journal
 	mount -t tmpfs -o mode=0755 tmpfs /var/log/journal
 	cat >"$JOURNALD_TMP/journald.conf" <<-CONF
 	[Journal]
