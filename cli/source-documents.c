@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash-parse.h"
 #include "fs-util.h"
 #include "log.h"
 #include "source.h"
@@ -27,26 +28,21 @@ static int load_document(const char *path, json_t **ret)
 {
 	_cleanup_free_ char *buf = NULL;
 	json_error_t error;
-	json_t *doc;
 	size_t len;
 	int r;
 
 	r = read_full_file_at(AT_FDCWD, path, UPLOAD_EXPORT_FILE_MAX, &buf, &len);
 	if (r < 0)
 		return log_warning_errno(r, "Failed to read %s: %m; skipped.", path);
-	doc = json_loadb(buf, len, 0, &error);
-	if (!doc)
+	r = crash_document_parse(buf, len, &error, ret);
+	if (r == -EINVAL)
 		return log_warning_errno(EBADMSG, "%s: not JSON (%s, line %d): skipped.", path,
 					 error.text, error.line);
-	if (!json_is_integer(json_object_get(doc, "export_version")) ||
-	    !store_crash_id_is_valid(json_string_value(json_object_get(doc, "id")) ?: "")) {
-		json_decref(doc);
-		return log_warning_errno(EBADMSG,
+	if (r < 0)
+		return log_warning_errno(r,
 					 "%s: not a crash document of pstored (it lacks "
 					 "\"export_version\" or a crash \"id\"): skipped.",
 					 path);
-	}
-	*ret = doc;
 	return 0;
 }
 
@@ -62,10 +58,18 @@ static int list_entry(CrashListing *l, const char *dir, const struct dirent *de,
 		return 0;
 	if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
 		return log_oom();
-	if (de->d_type == DT_DIR)
-		return depth < DOCUMENTS_DEPTH_MAX ? list_directory(l, path, depth + 1) : 0;
-	if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN)
+	if (de->d_type == DT_DIR && depth < DOCUMENTS_DEPTH_MAX)
+		return list_directory(l, path, depth + 1);
+	if (de->d_type == DT_DIR) {
+		log_warning("%s: more than %u directories deep: skipped.", path,
+			    DOCUMENTS_DEPTH_MAX);
 		return 0;
+	}
+	/* What a server does not make, links and FIFOs, is named; load_document() opens none. */
+	if (de->d_type != DT_REG && de->d_type != DT_UNKNOWN) {
+		log_warning("%s: not a regular file: skipped.", path);
+		return 0;
+	}
 	if (load_document(path, &doc) < 0)
 		return 0;
 	return crash_listing_add(l, doc, path) < 0 ? log_oom() : 0;
@@ -103,21 +107,13 @@ int documents_source_list(CrashListing *l)
 
 int documents_source_open_crash(const CrashEntry *e, SourceCrash *c)
 {
-	json_t *record;
-	size_t i;
 	int r;
 
 	r = load_document(e->location, &c->document);
 	if (r < 0)
 		return r;
-	/* crash.json: the document without its log and the records' data. */
-	c->crash = json_deep_copy(c->document);
-	if (!c->crash)
+	if (crash_document_crash(c->document, &c->crash) < 0)
 		return log_oom();
-	(void)json_object_del(c->crash, "dmesg");
-	(void)json_object_del(c->crash, "export_version");
-	json_array_foreach(json_object_get(c->crash, "records"), i, record)
-		(void)json_object_del(record, "data");
 	c->id = strdup(e->crash.id);
 	c->location = strdup(e->location);
 	if (!c->id || !c->location)

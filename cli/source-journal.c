@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Journal files as a source of crashes (source.h): the entries of pstored
- * (daemon/journal-fields.c), local or received by systemd-journal-remote,
+ * (lib/store/journal-fields.c), local or received by systemd-journal-remote,
  * found by their MESSAGE_IDs through the journal's field index, never by
- * reading every entry; of each the fields below are taken in one pass, and
- * the log (PSTORE_DMESG) is decompressed whole only for the crash that show,
- * dmesg or export asked for.
+ * reading every entry; of each the fields of crash-parse.h are taken in one
+ * pass, and the log (PSTORE_DMESG) is decompressed whole only for the crash
+ * that show, dmesg or export asked for.
  */
 
 #include <errno.h>
@@ -15,15 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "crash-parse.h"
+#include "crash-util.h"
 #include "fs-util.h"
-#include "store/journal-fields.h"
 #include "log.h"
-#include "parse-util.h"
 #include "sd-journal-dl.h"
 #include "source.h"
 #include "upload/export.h"
 #include "store/message-ids.h"
-#include "utf8-util.h"
 
 /*
  * The log is decompressed only this far when listing (sd_journal_set_data_threshold()): the
@@ -31,127 +30,29 @@
  */
 #define LIST_DATA_THRESHOLD 4096
 
-typedef enum FieldAction {
-	FIELD_CRASH,	/* a string of crash.json */
-	FIELD_ANALYSIS, /* a string of crash.json's "analysis" */
-	FIELD_TIME,	/* crash.json's "time", decimal */
-	FIELD_RECORDS,	/* "records": [{"name": ...}], the names separated by spaces */
-	FIELD_LOG,	/* the export document's "dmesg", read for one crash only */
-} FieldAction;
-
-/* The journal fields of a crash (daemon/journal-fields.c) and the keys they carry. */
-static const struct {
-	const char *field;
-	const char *key;
-	FieldAction action;
-} crash_fields[] = {
-	{"PSTORE_CRASH_ID", "id", FIELD_CRASH},
-	{"PSTORE_KIND", "kind", FIELD_CRASH},
-	{"PSTORE_REASON", "reason", FIELD_CRASH},
-	{"PSTORE_DUMP_REASON", "pstore_reason", FIELD_CRASH},
-	{"PSTORE_BACKEND", "backend", FIELD_CRASH},
-	{"PSTORE_SEVERITY", "severity", FIELD_CRASH},
-	{"_BOOT_ID", "boot_id", FIELD_CRASH},
-	{"_MACHINE_ID", "machine_id", FIELD_CRASH},
-	{"_HOSTNAME", "hostname", FIELD_CRASH},
-	{"KERNEL_VERSION", "kernel_version", FIELD_ANALYSIS},
-	{"CRASH_SIGNATURE", "signature", FIELD_ANALYSIS},
-	{"CRASH_FUNCTION", "function", FIELD_ANALYSIS},
-	{"CRASH_MODULE", "module", FIELD_ANALYSIS},
-	{"CRASH_MESSAGE", "message", FIELD_ANALYSIS},
-	{"PSTORE_CRASH_TIMESTAMP", "time", FIELD_TIME},
-	{"PSTORE_RECORDS", "records", FIELD_RECORDS},
-	{JOURNAL_LOG_FIELD_NAME, "dmesg", FIELD_LOG},
-};
-
 static void journal_closep(sd_journal **j)
 {
 	if (*j)
 		sym_sd_journal_close(*j);
 }
 
-/* The value as a JSON string, invalid UTF-8 replaced; NULL on OOM. */
-static json_t *json_text(const char *v, size_t len)
+/* Names an entry of pstored that is no crash, by host and time; -EBADMSG. */
+static int log_entry_broken(json_t *crash, usec_t at)
 {
-	_cleanup_free_ char *text = utf8_sanitize(v, len, &len);
+	char buf[FORMAT_TIMESTAMP_MAX];
 
-	return text ? json_stringn_nocheck(text, len) : NULL;
-}
-
-static json_t *json_records(const char *v, size_t len)
-{
-	json_auto_t *records = json_array();
-
-	if (!records)
-		return NULL;
-	for (const char *end = v + len; v < end;) {
-		const char *space = memchr(v, ' ', end - v) ?: end;
-
-		if (json_array_append_new(records,
-					  json_pack("{s:o}", "name", json_text(v, space - v))) < 0)
-			return NULL;
-		v = space + 1;
-	}
-	return TAKE_PTR(records);
-}
-
-static json_t *json_time(const char *v, size_t len)
-{
-	char buf[24];
-	uint64_t t;
-
-	if (len >= sizeof(buf))
-		return json_integer(0);
-	memcpy(buf, v, len);
-	buf[len] = '\0';
-	return json_integer(parse_uint64(buf, &t) < 0 ? 0 : (json_int_t)t);
-}
-
-/* Puts the field "NAME=value" of an entry into crash (or analysis) if it is one of ours. */
-static int crash_add_field(json_t *crash, json_t *analysis, const char *data, size_t len,
-			   bool with_log)
-{
-	const char *eq = memchr(data, '=', len), *v;
-	size_t n, vlen;
-	json_t *value;
-
-	if (!eq)
-		return 0;
-	n = eq - data;
-	v = eq + 1;
-	vlen = len - n - 1;
-	for (size_t i = 0; i < ARRAY_SIZE(crash_fields); i++) {
-		if (strlen(crash_fields[i].field) != n ||
-		    memcmp(data, crash_fields[i].field, n) != 0)
-			continue;
-		switch (crash_fields[i].action) {
-		case FIELD_TIME:
-			value = json_time(v, vlen);
-			break;
-		case FIELD_RECORDS:
-			value = json_records(v, vlen);
-			break;
-		case FIELD_LOG:
-			if (!with_log)
-				return 0;
-			value = json_text(v, vlen);
-			break;
-		default:
-			value = json_text(v, vlen);
-		}
-		return json_object_set_new(crash_fields[i].action == FIELD_ANALYSIS ? analysis
-										    : crash,
-					   crash_fields[i].key, value) < 0
-			       ? -ENOMEM
-			       : 0;
-	}
-	return 0;
+	return log_warning_errno(EBADMSG,
+				 "The journal entry of pstored from %s at %s has no crash id in "
+				 "PSTORE_CRASH_ID, or more than one: skipped.",
+				 crash_string(crash, "hostname") ?: crash_string(crash, "machine_id") ?:
+				 "an unknown host",
+				 format_timestamp(buf, at, false) ?: "an unknown time");
 }
 
 /*
  * The crash of the current entry, as crash.json has it but for what does not travel, with
  * the log as "dmesg" if with_log. Its fields in one pass: looking each up would read (and
- * decompress) the entry once per field. -EBADMSG if it has no crash id.
+ * decompress) the entry once per field. -EBADMSG, named in a warning, if it has no crash id.
  */
 static int entry_crash(sd_journal *j, bool with_log, json_t **ret)
 {
@@ -166,15 +67,15 @@ static int entry_crash(sd_journal *j, bool with_log, json_t **ret)
 		return -ENOMEM;
 	sym_sd_journal_restart_data(j);
 	while ((r = sym_sd_journal_enumerate_data(j, &data, &len)) > 0) {
-		r = crash_add_field(crash, analysis, data, len, with_log);
+		r = crash_add_journal_field(crash, analysis, data, len, with_log);
 		if (r < 0)
 			return r;
 	}
 	if (r < 0)
 		return r;
-	if (!store_crash_id_is_valid(json_string_value(json_object_get(crash, "id")) ?: ""))
-		return -EBADMSG;
 	(void)sym_sd_journal_get_realtime_usec(j, &archived_at);
+	if (!json_is_string(json_object_get(crash, "id")))
+		return log_entry_broken(crash, archived_at);
 	if (json_object_set_new(crash, "archived_at", json_integer((json_int_t)archived_at)) < 0 ||
 	    json_object_set(crash, "analysis", analysis) < 0)
 		return -ENOMEM;
@@ -342,7 +243,7 @@ int journal_source_list(CrashListing *l)
 		r = entry_crash(j, false, &crash);
 		if (r == -ENOMEM)
 			return log_oom();
-		if (r < 0) /* an entry of some other program, or broken */
+		if (r < 0) /* no crash, named */
 			continue;
 		if (crash_listing_add(l, crash, NULL) < 0)
 			return log_oom();

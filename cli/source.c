@@ -155,20 +155,28 @@ int crash_listing_add(CrashListing *l, json_t *crash, const char *location)
 		   });
 }
 
+/* By id, machine and document: 0 for the same crash sent twice to the journal. */
+static int compare_crashes(const CrashEntry *x, const CrashEntry *y)
+{
+	int c = strcmp(x->crash.id, y->crash.id);
+
+	if (c == 0)
+		c = strcmp(x->machine_id, y->machine_id);
+	return c != 0 ? c : strcmp(x->location, y->location);
+}
+
 static int compare_entries(const void *a, const void *b)
 {
 	const CrashEntry *x = a, *y = b;
-	int c;
 
 	if (x->crash.time != y->crash.time)
 		return x->crash.time < y->crash.time ? -1 : 1;
-	c = strcmp(x->crash.id, y->crash.id);
-	return c != 0 ? c : strcmp(x->machine_id, y->machine_id);
+	return compare_crashes(x, y);
 }
 
 /*
- * Oldest first. A crash sent twice (pstorectl upload --force) is one crash:
- * the same id from the same machine is listed once.
+ * Oldest first. A crash sent twice to the journal (pstorectl upload --force) is one
+ * crash: the same id from the same machine is listed once. Two documents are two crashes.
  */
 static void crash_listing_sort(CrashListing *l)
 {
@@ -176,8 +184,7 @@ static void crash_listing_sort(CrashListing *l)
 
 	qsort(l->entries, l->n, sizeof(CrashEntry), compare_entries);
 	for (size_t i = 0; i < l->n; i++) {
-		if (k > 0 && streq(l->entries[k - 1].crash.id, l->entries[i].crash.id) &&
-		    streq(l->entries[k - 1].machine_id, l->entries[i].machine_id))
+		if (k > 0 && compare_entries(&l->entries[k - 1], &l->entries[i]) == 0)
 			k--;
 		l->entries[k++] = l->entries[i];
 	}
@@ -219,31 +226,37 @@ static bool crash_id_matches(const CrashEntry *e, const char *prefix)
 	return strncasecmp(e->crash.id, prefix, strlen(prefix)) == 0;
 }
 
-/* The one crash of the listing whose id starts with prefix; logs why not. */
+/*
+ * The one crash of the listing whose id starts with prefix; logs why not. An id is the
+ * sender's claim: the same one from two machines, or in two documents, is two crashes,
+ * one of which may be forged, so that neither is picked.
+ */
 static int find_crash(const CrashListing *l, const char *prefix, const CrashEntry **ret)
 {
 	const CrashEntry *found = NULL;
-	size_t n = 0;
+	bool ambiguous = false;
 
-	/* The same crash from two machines is the same records: either will do. */
-	for (size_t i = 0; i < l->n; i++)
-		if (crash_id_matches(&l->entries[i], prefix) &&
-		    !(found && streq(found->crash.id, l->entries[i].crash.id))) {
-			found = &l->entries[i];
-			n++;
-		}
-	if (n == 0)
+	for (size_t i = 0; i < l->n; i++) {
+		if (!crash_id_matches(&l->entries[i], prefix))
+			continue;
+		if (found && compare_crashes(found, &l->entries[i]) != 0)
+			ambiguous = true;
+		found = found ?: &l->entries[i];
+	}
+	if (!found)
 		return log_error_errno(ENOENT,
 				       "No crash with id '%s' in this source: see 'pstorectl list' "
 				       "with the same source for the ids.",
 				       prefix);
-	if (n > 1) {
-		log_error("Crash id '%s' is ambiguous, it matches %zu crashes; give more of it:",
-			  prefix, n);
+	if (ambiguous) {
+		log_error("Crash id '%s' is ambiguous; give more of it, or read only the files "
+			  "of one machine (-D, --file=, --documents=):",
+			  prefix);
 		for (size_t i = 0; i < l->n; i++)
 			if (crash_id_matches(&l->entries[i], prefix))
-				log_error("  %s  %s", l->entries[i].crash.id,
-					  crash_entry_host(&l->entries[i]));
+				log_error("  %s  %s%s%s", l->entries[i].crash.id,
+					  crash_entry_host(&l->entries[i]),
+					  *l->entries[i].location ? "  " : "", l->entries[i].location);
 		return -ENOTUNIQ;
 	}
 	*ret = found;

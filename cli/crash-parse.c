@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The fields of a journal entry and a collected document as a crash (crash-parse.h). */
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "crash-parse.h"
+#include "macro.h"
+#include "parse-util.h"
+#include "store/journal-fields.h"
+#include "store/store.h"
+#include "utf8-util.h"
+
+typedef enum FieldAction {
+	FIELD_ID,	/* crash.json's "id": exactly a crash id, and only one */
+	FIELD_CRASH,	/* a string of crash.json */
+	FIELD_ANALYSIS, /* a string of crash.json's "analysis" */
+	FIELD_TIME,	/* crash.json's "time", decimal */
+	FIELD_RECORDS,	/* "records": [{"name": ...}], the names separated by spaces */
+	FIELD_LOG,	/* the export document's "dmesg", read for one crash only */
+} FieldAction;
+
+/* The journal fields of a crash (lib/store/journal-fields.c) and the keys they carry. */
+static const struct {
+	const char *field;
+	const char *key;
+	FieldAction action;
+} crash_fields[] = {
+	{"PSTORE_CRASH_ID", "id", FIELD_ID},
+	{"PSTORE_KIND", "kind", FIELD_CRASH},
+	{"PSTORE_REASON", "reason", FIELD_CRASH},
+	{"PSTORE_DUMP_REASON", "pstore_reason", FIELD_CRASH},
+	{"PSTORE_BACKEND", "backend", FIELD_CRASH},
+	{"PSTORE_SEVERITY", "severity", FIELD_CRASH},
+	{"_BOOT_ID", "boot_id", FIELD_CRASH},
+	{"_MACHINE_ID", "machine_id", FIELD_CRASH},
+	{"_HOSTNAME", "hostname", FIELD_CRASH},
+	{"KERNEL_VERSION", "kernel_version", FIELD_ANALYSIS},
+	{"CRASH_SIGNATURE", "signature", FIELD_ANALYSIS},
+	{"CRASH_FUNCTION", "function", FIELD_ANALYSIS},
+	{"CRASH_MODULE", "module", FIELD_ANALYSIS},
+	{"CRASH_MESSAGE", "message", FIELD_ANALYSIS},
+	{"PSTORE_CRASH_TIMESTAMP", "time", FIELD_TIME},
+	{"PSTORE_RECORDS", "records", FIELD_RECORDS},
+	{JOURNAL_LOG_FIELD_NAME, "dmesg", FIELD_LOG},
+};
+
+/* The value as a JSON string, invalid UTF-8 replaced; NULL on OOM. */
+static json_t *json_text(const char *v, size_t len)
+{
+	_cleanup_free_ char *text = utf8_sanitize(v, len, &len);
+
+	return text ? json_stringn_nocheck(text, len) : NULL;
+}
+
+static json_t *json_records(const char *v, size_t len)
+{
+	json_auto_t *records = json_array();
+
+	if (!records)
+		return NULL;
+	for (const char *end = v + len; v < end;) {
+		const char *space = memchr(v, ' ', end - v) ?: end;
+
+		if (json_array_append_new(records,
+					  json_pack("{s:o}", "name", json_text(v, space - v))) < 0)
+			return NULL;
+		v = space + 1;
+	}
+	return TAKE_PTR(records);
+}
+
+/* µs since the epoch, in decimal; 0 (unknown) for anything else, or past JSON's integers. */
+static json_t *json_time(const char *v, size_t len)
+{
+	char buf[24];
+	uint64_t t;
+
+	if (len >= sizeof(buf))
+		return json_integer(0);
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	if (parse_uint64(buf, &t) < 0 || t > INT64_MAX)
+		t = 0;
+	return json_integer((json_int_t)t);
+}
+
+/*
+ * The crash id, byte for byte: sanitising would make another id of a value that is none,
+ * one that no match on the field finds. Null for anything else, and for a second id in
+ * the entry: an entry of two crashes is neither.
+ */
+static json_t *json_crash_id(json_t *crash, const char *v, size_t len)
+{
+	char id[STORE_CRASH_ID_LEN + 1];
+
+	if (json_object_get(crash, "id") || len != STORE_CRASH_ID_LEN)
+		return json_null();
+	memcpy(id, v, len);
+	id[len] = '\0';
+	return store_crash_id_is_valid(id) ? json_string(id) : json_null();
+}
+
+int crash_add_journal_field(json_t *crash, json_t *analysis, const void *field, size_t len,
+			    bool with_log)
+{
+	const char *data = field, *eq = memchr(data, '=', len), *v;
+	size_t n, vlen;
+	json_t *value;
+
+	if (!eq)
+		return 0;
+	n = eq - data;
+	v = eq + 1;
+	vlen = len - n - 1;
+	for (size_t i = 0; i < ARRAY_SIZE(crash_fields); i++) {
+		if (strlen(crash_fields[i].field) != n ||
+		    memcmp(data, crash_fields[i].field, n) != 0)
+			continue;
+		switch (crash_fields[i].action) {
+		case FIELD_ID:
+			value = json_crash_id(crash, v, vlen);
+			break;
+		case FIELD_TIME:
+			value = json_time(v, vlen);
+			break;
+		case FIELD_RECORDS:
+			value = json_records(v, vlen);
+			break;
+		case FIELD_LOG:
+			if (!with_log)
+				return 0;
+			value = json_text(v, vlen);
+			break;
+		default:
+			value = json_text(v, vlen);
+		}
+		return json_object_set_new(crash_fields[i].action == FIELD_ANALYSIS ? analysis
+										    : crash,
+					   crash_fields[i].key, value) < 0
+			       ? -ENOMEM
+			       : 0;
+	}
+	return 0;
+}
+
+int crash_document_parse(const char *buf, size_t len, json_error_t *error, json_t **ret)
+{
+	json_auto_t *doc = json_loadb(buf, len, 0, error);
+
+	if (!doc)
+		return -EINVAL;
+	if (!json_is_integer(json_object_get(doc, "export_version")) ||
+	    !store_crash_id_is_valid(json_string_value(json_object_get(doc, "id")) ?: ""))
+		return -EBADMSG;
+	*ret = TAKE_PTR(doc);
+	return 0;
+}
+
+int crash_document_crash(json_t *doc, json_t **ret)
+{
+	json_auto_t *crash = json_deep_copy(doc);
+	json_t *record;
+	size_t i;
+
+	if (!crash)
+		return -ENOMEM;
+	(void)json_object_del(crash, "dmesg");
+	(void)json_object_del(crash, "export_version");
+	json_array_foreach(json_object_get(crash, "records"), i, record)
+		(void)json_object_del(record, "data");
+	*ret = TAKE_PTR(crash);
+	return 0;
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target for what pstorectl reads from other machines
+ * (cli/crash-parse.h). An input whose first byte is 'j' is a journal entry
+ * of pstored: its fields "NAME=value", one a line, become a crash as
+ * pstorectl -D reads one. Any other input, past its first byte, is a
+ * collected document, as pstorectl --documents reads it. Of both, the
+ * summary a listing entry is made of (store_crash_summary()) and the JSON
+ * show and export print. Built with ./configure --enable-fuzzing CC=clang;
+ * seeds: tests/lib/fuzz-seeds.
+ */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crash-parse.h"
+#include "macro.h"
+#include "store/store.h"
+
+/* What pstorectl prints of a crash: its summary and the whole JSON. */
+static void print_crash(json_t *crash)
+{
+	json_auto_t *summary = NULL;
+
+	if (store_crash_summary(crash, &summary) == 0)
+		free(json_dumps(summary, JSON_COMPACT | JSON_SORT_KEYS));
+	free(json_dumps(crash, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_ENSURE_ASCII));
+}
+
+static void read_entry(const char *p, const char *end)
+{
+	json_auto_t *crash = json_pack("{s:[], s:I}", "records", "time", (json_int_t)0);
+	json_auto_t *analysis = json_object();
+
+	if (!crash || !analysis)
+		abort();
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)) ?: end;
+
+		if (crash_add_journal_field(crash, analysis, p, (size_t)(nl - p), true) < 0)
+			abort();
+		p = nl + 1;
+	}
+	if (!json_is_string(json_object_get(crash, "id")))
+		return;
+	if (json_object_set(crash, "analysis", analysis) < 0)
+		abort();
+	print_crash(crash);
+}
+
+static void read_document(const char *buf, size_t len)
+{
+	json_auto_t *doc = NULL, *crash = NULL;
+	json_error_t error;
+
+	if (crash_document_parse(buf, len, &error, &doc) < 0)
+		return;
+	if (crash_document_crash(doc, &crash) < 0)
+		abort();
+	print_crash(doc);
+	print_crash(crash);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size == 0)
+		return 0;
+	if (data[0] == 'j')
+		read_entry((const char *)data + 1, (const char *)data + size);
+	else
+		read_document((const char *)data + 1, size - 1);
+	return 0;
+}
