@@ -107,7 +107,7 @@ int crash_add_journal_field(json_t *crash, json_t *analysis, const void *field, 
 {
 	const char *data = field, *eq = memchr(data, '=', len), *v;
 	size_t n, vlen;
-	json_t *value;
+	json_t *value, *target;
 
 	if (!eq)
 		return 0;
@@ -136,11 +136,8 @@ int crash_add_journal_field(json_t *crash, json_t *analysis, const void *field, 
 		default:
 			value = json_text(v, vlen);
 		}
-		return json_object_set_new(crash_fields[i].action == FIELD_ANALYSIS ? analysis
-										    : crash,
-					   crash_fields[i].key, value) < 0
-			       ? -ENOMEM
-			       : 0;
+		target = crash_fields[i].action == FIELD_ANALYSIS ? analysis : crash;
+		return json_object_set_new(target, crash_fields[i].key, value) < 0 ? -ENOMEM : 0;
 	}
 	return 0;
 }

@@ -160,7 +160,7 @@ static int archive_metrics_build(const char *store_dir, const ArchiveRunMetrics 
 	if (!s && store_open(store_dir, 0, &opened) >= 0)
 		s = opened;
 	if (s) {
-		r = put_store(m, s, run->store ? run->summaries : NULL, run->started_at);
+		r = put_store(m, s, run->summaries, run->started_at);
 		if (r < 0)
 			return r;
 	}
