@@ -258,8 +258,28 @@ static char *answer_excerpt(const char *body)
 	return e;
 }
 
+/*
+ * A 3xx answer: where the collector points. Redirects are not followed (a document, and a
+ * token, would go where the configuration does not say); the URL is the one to fix.
+ */
+static int describe_redirect(const TargetRun *t, const char *masked, const UploadHttpResponse *resp,
+			     char **ret)
+{
+	_cleanup_free_ char *location = NULL;
+
+	if (resp->redirect_url && upload_url_mask(resp->redirect_url, &location) < 0)
+		return -ENOMEM;
+	if (asprintf(ret,
+		     "%s: HTTP %ld, a redirect%s%s, which is not followed: set URL= in [Target.%s] "
+		     "to the collector's address; tried again later",
+		     masked, resp->status, location ? " to " : "", location ?: "",
+		     t->cfg->name) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /* Describes the exchange for last_error and the progress line. */
-static char *describe_response(const char *url, const UploadHttpResponse *resp)
+static char *describe_response(const TargetRun *t, const char *url, const UploadHttpResponse *resp)
 {
 	_cleanup_free_ char *excerpt = NULL, *masked = NULL;
 	char *msg;
@@ -275,6 +295,8 @@ static char *describe_response(const char *url, const UploadHttpResponse *resp)
 			     masked, resp->error);
 	else if (resp->status == 0)
 		k = asprintf(&msg, "%s: %s", masked, resp->error);
+	else if (resp->status >= 300 && resp->status < 400)
+		k = describe_redirect(t, masked, resp, &msg);
 	else {
 		excerpt = answer_excerpt(resp->body);
 		if (!excerpt)
@@ -488,7 +510,7 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 	if (r < 0)
 		return upload_oom(t->o);
 
-	res->message = describe_response(url, &resp);
+	res->message = describe_response(t, url, &resp);
 	if (res->message)
 		state = state_after_answer(t, &resp, streq(req.method, "PUT"), attempts, now,
 					   doc.len, res);

@@ -92,6 +92,7 @@ make_cert() {
 #   /fail500/   500            /throttle/  429 + Retry-After: 3600
 #   /busy/      503 + Retry-After: 120     /reject/   403 with an explanation
 #   /conflict/  409            /reset/     closes the connection unanswered
+#   /moved/ID   301 to /crashes/ID         /flood/     429 + Retry-After: 18446744073710
 #   /slow/      answers after 30 s
 # The access log $T/nginx/access.log has one line a request:
 #   METHOD URI STATUS CONNECTION PROTOCOL IDEMPOTENCY-KEY CONTENT-TYPE AUTHORIZATION
@@ -161,6 +162,11 @@ start_nginx() {
 				}
 				location /reject/ { return 403 "token lacks the crash:write scope\n"; }
 				location /conflict/ { return 409 "already have it\n"; }
+				location ~ ^/moved/(.*)\$ { return 301 /crashes/\$1; }
+				location /flood/ {
+					add_header Retry-After 18446744073710 always;
+					return 429 "slow down\n";
+				}
 				location /reset/ { return 444; }
 				location /slow/ { echo_sleep 30; echo "late"; }
 			}
