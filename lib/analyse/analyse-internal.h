@@ -131,6 +131,7 @@ typedef struct LogScan {
 	const Line *task_line;
 	const Line *hardware_line;
 	const Line *version_line;
+	const Line *taint_line;
 } LogScan;
 
 /* lines.c: the log's lines, without prefixes, wrapped task lines joined. */
@@ -142,6 +143,7 @@ LogHas log_has(const char *log, size_t len);
 Event classify_in(const Line *l, const LogHas *has);
 Event classify(const Line *l);
 Event panic_cause(const Line *l);
+bool panic_on_task_exit(const Line *l);
 const char *event_reason(Event e);
 
 /* frames.c: instruction pointers and call trace frames of each architecture. */
@@ -160,6 +162,7 @@ bool is_taint_line(const Line *l);
 int analysis_read_taint(DmesgAnalysis *a, const Line *line);
 int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_task);
 int analysis_read_event_task(DmesgAnalysis *a, Event kind, const Line *l);
+int analysis_read_task_dump(DmesgAnalysis *a, const Line *l);
 int line_number_after(const Line *l, const char *prefix);
 int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *hardware_line);
 

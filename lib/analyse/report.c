@@ -12,7 +12,8 @@
 
 /* What one report tells, first found wins. */
 typedef struct Report {
-	const Line *task_line; /* "CPU: 0 PID: 1 Comm: sh ..." */
+	const Line *task_line;	    /* "CPU: 0 PID: 1 Comm: sh ..." */
+	const Line *task_dump_line; /* sched_show_task()'s, in an RCU stall */
 	const Line *taint_line;
 	const Line *hardware_line;
 	Symbol ip;
@@ -22,6 +23,8 @@ typedef struct Report {
 	size_t ip_index;
 	const Line *trace_start; /* "Call Trace:" */
 	size_t trace_index;
+	/* the "</IRQ>" or "<EOI>" after which a trace goes on in the interrupted context, 0 if none */
+	size_t after_irq_index;
 } Report;
 
 /*
@@ -41,9 +44,16 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 			after_irq = false;
 		} else if (has_prefix(l, "---[ end "))
 			in_trace = false;
-		else if (line_is(l, "</IRQ>") || line_is(l, "<EOI>"))
+		else if (in_trace && !after_irq &&
+			 (has_prefix(l, "</IRQ>") || has_prefix(l, "<EOI>"))) {
 			after_irq = true;
+			/* "<EOI>  [<ffffffff810e4299>] ? note_page+0x249/0xe90" before 4.9 */
+			r->after_irq_index = i;
+		}
 
+		if (!r->task_dump_line && i > start &&
+		    has_prefix(&lines[i - 1], "Task dump for CPU "))
+			r->task_dump_line = l;
 		if (!r->task_line && is_task_line(l))
 			r->task_line = l;
 		else if (!r->taint_line && is_taint_line(l))
@@ -173,6 +183,8 @@ static void log_scan(LogScan *scan, const Line *lines, size_t n, const LogHas *h
 			scan->hardware_line = &lines[i];
 		if (!scan->version_line && has_prefix(&lines[i], "Linux version "))
 			scan->version_line = &lines[i];
+		if (!scan->taint_line && is_taint_line(&lines[i]))
+			scan->taint_line = &lines[i];
 	}
 }
 
@@ -192,9 +204,11 @@ static size_t choose_cause(const LogScan *scan, const Line *lines, size_t n, Eve
 		Event cause = panic_cause(&lines[start]);
 
 		/* "KASAN: panic_on_warn set ...": KASAN and UBSAN reports panic as a WARNING
-		 * does, and the first report is the cause. */
+		 * does, and the first report is the cause; so is an oops that killed the idle
+		 * task or init. */
 		if ((cause == EVENT_OOPS && oops != n) ||
-		    (cause == EVENT_WARNING && first[EVENT_WARNING] == n && oops < start)) {
+		    (cause == EVENT_WARNING && first[EVENT_WARNING] == n && oops < start) ||
+		    (panic_on_task_exit(&lines[start]) && oops < start)) {
 			*ret_kind = oops_kind;
 			start = oops;
 		} else if (cause != EVENT_PANIC) {
@@ -235,9 +249,21 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 		report_scan(report, lines, report_begin(lines, start), start, stalled);
 
 	/* A stalled CPU's frames are those of the context it was stuck in, after the registers
-	 * there. */
-	if (report->ip_interrupted)
+	 * there, or without them (before 4.9) after the end of the interrupt. */
+	if (report->ip_interrupted) {
 		for (size_t i = report->ip_index + 1; i < end; i++)
+			if (parse_symbol(&lines[i], &(Symbol){})) {
+				report->trace_start = &lines[i];
+				report->trace_index = i;
+				break;
+			}
+	} else if (stalled && report->after_irq_index > 0) {
+		report->trace_start = &lines[report->after_irq_index];
+		report->trace_index = report->after_irq_index;
+	}
+	/* KFENCE and others print their frames without a header, after the first line */
+	if (!report->trace_start)
+		for (size_t i = start + 1; i < end; i++)
 			if (parse_symbol(&lines[i], &(Symbol){})) {
 				report->trace_start = &lines[i];
 				report->trace_index = i;
@@ -315,6 +341,10 @@ static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, s
 	}
 	if (report.task_line) {
 		r = analysis_read_task_line(a, report.task_line, true);
+		if (r < 0)
+			return r;
+	} else if (report.task_dump_line) {
+		r = analysis_read_task_dump(a, report.task_dump_line);
 		if (r < 0)
 			return r;
 	}

@@ -212,6 +212,12 @@ int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *h
 		if (r < 0)
 			return r;
 	}
+	/* "      Not tainted 4.8.0-rc1 #1" of another report */
+	if ((!a->kernel_version || !a->taint) && scan->taint_line) {
+		r = analysis_read_taint(a, scan->taint_line);
+		if (r < 0)
+			return r;
+	}
 	if (!a->kernel_version && scan->version_line) {
 		Line rest = line_after(scan->version_line, strlen("Linux version "));
 		size_t i = 0;
@@ -228,4 +234,51 @@ int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *h
 		return set_text(&a->hardware, rest.s, rest.len, TEXT_MAX_LEN);
 	}
 	return 0;
+}
+
+/* Where the word after the next words words of l from i starts. */
+static size_t skip_words(const Line *l, size_t i, size_t words)
+{
+	for (size_t k = 0; k < words; k++) {
+		i = skip_blanks(l, i);
+		while (i < l->len && !is_blank(l->s[i]))
+			i++;
+	}
+	return skip_blanks(l, i);
+}
+
+/*
+ * The task that sched_show_task() shows after "Task dump for CPU 0:" in an RCU stall: since 5.x
+ * "task:swapper/0 state:R  running task stack:0 pid:1 ...", before it "swapper/0 R  running
+ * task    25256     1      0 0x00000008" (comm, state, free stack, pid, parent).
+ */
+int analysis_read_task_dump(DmesgAnalysis *a, const Line *l)
+{
+	size_t comm_end = 0, i, end;
+
+	if (a->comm)
+		return 0;
+	if (has_prefix(l, "task:")) {
+		const char *state = line_find(l, " state:");
+
+		if (!state)
+			return 0;
+		a->pid = line_number_after(l, " pid:");
+		a->comm = text_dup(l->s + strlen("task:"), (size_t)(state - l->s) - strlen("task:"),
+				   NAME_MAX_LEN);
+		return a->comm ? 0 : -ENOMEM;
+	}
+	while (comm_end < l->len && !is_blank(l->s[comm_end]))
+		comm_end++;
+	/* the state letter, then "running task" or the saved instruction pointer */
+	i = skip_words(l, comm_end, 1);
+	i = line_find(l, " running task ") ? skip_words(l, i, 2) : skip_words(l, i, 1);
+	i = skip_words(l, i, 1); /* free stack */
+	if (comm_end == 0 || i >= l->len || !is_digit(l->s[i]))
+		return 0;
+	for (end = i; end < l->len && is_digit(l->s[end]);)
+		end++;
+	a->pid = parse_pid(l->s + i, end - i);
+	a->comm = text_dup(l->s, comm_end, NAME_MAX_LEN);
+	return a->comm ? 0 : -ENOMEM;
 }
