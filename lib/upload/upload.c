@@ -36,6 +36,7 @@
 #include "time-util.h"
 #include "upload.h"
 #include "url.h"
+#include "utf8-util.h"
 
 /* A token is a line of text; a bigger file is not a token file. */
 #define TOKEN_FILE_MAX 16384
@@ -243,19 +244,21 @@ static void host_facts_get(HostFacts *h)
 		h->machine_id[0] = '\0';
 }
 
-/* The server's answer, on one line, cut short, for last_error. */
+/*
+ * The start of the server's answer, for last_error: cut at a character (UTF-8 continuation
+ * bytes are 10xxxxxx), without the line break at its end.
+ */
 static char *answer_excerpt(const char *body)
 {
-	char *e = strndup(body ?: "", ANSWER_EXCERPT_MAX);
+	const char *b = body ?: "";
+	size_t n = strnlen(b, ANSWER_EXCERPT_MAX + 1);
 
-	if (!e)
-		return NULL;
-	for (char *c = e; *c; c++)
-		if (iscntrl((unsigned char)*c))
-			*c = ' ';
-	for (size_t n = strlen(e); n > 0 && e[n - 1] == ' '; n--)
-		e[n - 1] = '\0';
-	return e;
+	if (n > ANSWER_EXCERPT_MAX)
+		for (n = ANSWER_EXCERPT_MAX; n > 0 && ((unsigned char)b[n] & 0xc0) == 0x80; n--)
+			;
+	while (n > 0 && isspace((unsigned char)b[n - 1]))
+		n--;
+	return strndup(b, n);
 }
 
 /*
@@ -278,11 +281,14 @@ static int describe_redirect(const TargetRun *t, const char *masked, const Uploa
 	return 0;
 }
 
-/* Describes the exchange for last_error and the progress line. */
+/*
+ * Describes the exchange for last_error and the progress line, escaped (utf8_escape()): the
+ * collector's answer, its Location and curl's error about it are anyone's text, and the
+ * message goes to terminals, logs and crash.json.
+ */
 static char *describe_response(const TargetRun *t, const char *url, const UploadHttpResponse *resp)
 {
-	_cleanup_free_ char *excerpt = NULL, *masked = NULL;
-	char *msg;
+	_cleanup_free_ char *excerpt = NULL, *masked = NULL, *msg = NULL;
 	int k;
 
 	if (upload_url_mask(url, &masked) < 0)
@@ -304,7 +310,11 @@ static char *describe_response(const TargetRun *t, const char *url, const Upload
 		k = asprintf(&msg, "%s: HTTP %ld%s%s", masked, resp->status, *excerpt ? ": " : "",
 			     excerpt);
 	}
-	return k < 0 ? NULL : msg;
+	if (k < 0) {
+		msg = NULL;
+		return NULL;
+	}
+	return utf8_escape(msg, strlen(msg), 0);
 }
 
 /* Replaces crash["upload"][target] with state (taking it). */

@@ -93,6 +93,7 @@ make_cert() {
 #   /busy/      503 + Retry-After: 120     /reject/   403 with an explanation
 #   /conflict/  409            /reset/     closes the connection unanswered
 #   /moved/ID   301 to /crashes/ID         /flood/     429 + Retry-After: 18446744073710
+#   /c1/        403 whose answer holds a C1 control (CSI, U+009B) and a byte not UTF-8
 #   /slow/      answers after 30 s
 # The access log $T/nginx/access.log has one line a request:
 #   METHOD URI STATUS CONNECTION PROTOCOL IDEMPOTENCY-KEY CONTENT-TYPE AUTHORIZATION
@@ -111,6 +112,7 @@ start_nginx() {
 		ssl_verify_client optional;"
 		fi
 	fi
+	csi=$(printf '\302\233') not_utf8=$(printf '\377')
 	# The workers must reach the private, 0700 scratch directory.
 	user=""
 	[ "$(id -u)" -ne 0 ] || user="user root root;"
@@ -162,6 +164,7 @@ start_nginx() {
 				}
 				location /reject/ { return 403 "token lacks the crash:write scope\n"; }
 				location /conflict/ { return 409 "already have it\n"; }
+				location /c1/ { return 403 "token${csi}2J refused$not_utf8\n"; }
 				location ~ ^/moved/(.*)\$ { return 301 /crashes/\$1; }
 				location /flood/ {
 					add_header Retry-After 18446744073710 always;

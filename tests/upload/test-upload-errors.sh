@@ -105,6 +105,17 @@ n=$(count_requests '^PUT /reject/')
 pstorectl_upload >"$T/out" 2>&1 || :
 [ "$(count_requests '^PUT /reject/')" = "$n" ] || fail "403: a failed crash was retried"
 
+# An answer with a C1 control (CSI) and a byte that is not UTF-8: escaped where it is stored
+# and where it is printed, as C0 controls are.
+target e c1
+pstorectl_upload "$id" >"$T/out" 2>&1 || :
+want="$base/c1/$id: HTTP 403: token\\u009b2J refused\\xff"
+[ "$(upload_field "$id" e last_error)" = "$want" ] ||
+	fail "C1: last_error is '$(upload_field "$id" e last_error)'"
+grep -qF " $want" "$T/out" || { cat "$T/out"; fail "C1: pstorectl upload does not print it escaped"; }
+! LC_ALL=C grep -aqP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xff' "$T/out" ||
+	fail "C1: pstorectl upload printed a raw control character"
+
 # 409 on PUT: the collector has it already.
 target x conflict
 pstored_upload >"$T/out" 2>&1 || fail "409 on PUT not taken as delivered"
