@@ -36,7 +36,7 @@ static const char *const event_reasons[_EVENT_MAX] = {
 static const LogHas log_has_all = {true, true, true};
 
 /* Whether the len bytes at log hold text; log may be NULL when len is 0. */
-static bool log_contains(const char *log, size_t len, const char *text)
+bool log_contains(const char *log, size_t len, const char *text)
 {
 	size_t n = strlen(text);
 
@@ -94,7 +94,7 @@ Event classify_in(const Line *l, const LogHas *has)
 		return EVENT_NONE;
 	/* arm64_serror_panic(): the registers, then "Kernel panic - not syncing: Asynchronous
 	 * SError Interrupt" */
-	if (has_prefix(l, "Kernel panic - not syncing") || has_prefix(l, "SError Interrupt on CPU"))
+	if (has_prefix(l, PANIC_TEXT) || has_prefix(l, "SError Interrupt on CPU"))
 		return EVENT_PANIC;
 	if (has->soft_lockup && line_find(l, SOFT_LOCKUP_TEXT))
 		return EVENT_SOFT_LOCKUP;

@@ -395,6 +395,24 @@ static bool is_unnamed_frame(const Line *l)
 	return j > i + 2 && (j == l->len || is_blank(l->s[j]));
 }
 
+/*
+ * The checks and reports that KASAN, HWASan and KMSAN compile into every memory access
+ * ("__asan_load8", "__hwasan_check_x1_67043328", "kasan_check_range", "__kasan_report"): they
+ * are where a bug is found, not where it is.
+ */
+bool is_sanitizer_helper(const Line *name)
+{
+	static const char *const prefixes[] = {
+		"__asan_", "__hwasan_",		  "__kasan_", "kasan_", "__msan_",
+		"kmsan_",  "check_memory_region",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (has_prefix(name, prefixes[i]))
+			return true;
+	return false;
+}
+
 static bool symbol_is_generic(const Symbol *sym)
 {
 	return is_generic_frame(sym->name.s, function_base_len(sym->name.s, sym->name.len));
@@ -438,7 +456,8 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 		caller = next_caller;
 		if (sym.unreliable)
 			continue;
-		if (!*ret_have_first && !symbol_is_generic(&sym)) {
+		if (!*ret_have_first && !symbol_is_generic(&sym) &&
+		    !is_sanitizer_helper(&sym.name)) {
 			*ret_first = sym;
 			*ret_have_first = true;
 		}

@@ -14,6 +14,7 @@
 typedef struct Report {
 	const Line *task_line;	    /* "CPU: 0 PID: 1 Comm: sh ..." */
 	const Line *task_dump_line; /* sched_show_task()'s, in an RCU stall */
+	const Line *by_task_line;   /* KASAN's "Read of size 1 at addr ... by task modprobe/590" */
 	const Line *taint_line;
 	const Line *hardware_line;
 	Symbol ip;
@@ -51,18 +52,21 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 			r->after_irq_index = i;
 		}
 
-		if (!r->task_dump_line && i > start &&
-		    has_prefix(&lines[i - 1], "Task dump for CPU "))
+		if (!r->task_dump_line &&
+		    ((i > start && has_prefix(&lines[i - 1], "Task dump for CPU ")) ||
+		     (has_prefix(l, "task:") && line_find(l, " pid:"))))
 			r->task_dump_line = l;
+		if (!r->by_task_line && line_find(l, " by task "))
+			r->by_task_line = l;
 		if (!r->task_line && is_task_line(l))
 			r->task_line = l;
 		else if (!r->taint_line && is_taint_line(l))
 			r->taint_line = l;
 		else if (!r->hardware_line && has_prefix(l, "Hardware name: "))
 			r->hardware_line = l;
-		/* inside a trace, an instruction pointer is that of an interrupted context */
-		else if (!r->have_ip && (!in_trace || (stalled && after_irq)) &&
-			 parse_ip_line(l, &r->ip)) {
+		/* inside a trace, an instruction pointer is that of an interrupted context: in an
+		 * RCU stall, the one the timer interrupt found the stalled CPU in */
+		else if (!r->have_ip && (!in_trace || stalled) && parse_ip_line(l, &r->ip)) {
 			r->have_ip = true;
 			r->ip_interrupted = in_trace;
 			r->ip_index = i;
@@ -110,10 +114,16 @@ static size_t report_begin(const Line *lines, size_t end)
 	return min;
 }
 
+/* The PID that a report's first line names ("WARNING: CPU: 1 PID: 0 at ..."), -1 if none. */
+static int pid_named(const Line *first_line)
+{
+	return line_number_after(first_line, " PID: ");
+}
+
 /* The PID of the report at start: on its first line (a WARNING), else on its task line. */
 static int report_pid(const Line *lines, size_t n, size_t start)
 {
-	int pid = line_number_after(&lines[start], " PID: ");
+	int pid = pid_named(&lines[start]);
 	size_t end;
 
 	if (pid >= 0)
@@ -272,6 +282,27 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 }
 
 /*
+ * A stack-protector panic that names its victim by address ("Kernel stack is corrupted in:
+ * 802e62f8"): the victim is the function that called __stack_chk_fail().
+ */
+static int analysis_read_stack_protector_victim(DmesgAnalysis *a)
+{
+	for (size_t i = 0; i + 1 < a->n_frames; i++) {
+		const DmesgFrame *victim = &a->frames[i + 1];
+		int r;
+
+		if (!streq(a->frames[i].function, "__stack_chk_fail"))
+			continue;
+		r = set_text(&a->function, victim->function, strlen(victim->function),
+			     NAME_MAX_LEN);
+		if (r < 0 || !victim->module)
+			return r;
+		return set_text(&a->module, victim->module, strlen(victim->module), NAME_MAX_LEN);
+	}
+	return 0;
+}
+
+/*
  * Where it happened: the function the report's first line names, the instruction pointer, else
  * the WARNING line, else the first frame of the trace that is not the reporting machinery
  * (panic(), ...).
@@ -283,7 +314,10 @@ static int analysis_read_function(DmesgAnalysis *a, const Line *first_line, cons
 	int r;
 
 	if (!parse_message_symbol(first_line, &sym)) {
-		if (report->have_ip)
+		if (line_find(first_line, "stack is corrupted in: "))
+			return analysis_read_stack_protector_victim(a);
+		/* a sanitizer's check the CPU was in is not where the bug is */
+		if (report->have_ip && !(frame && is_sanitizer_helper(&report->ip.name)))
 			sym = report->ip;
 		else if (!(classify(first_line) == EVENT_WARNING &&
 			   parse_warning_symbol(first_line, &sym)) &&
@@ -339,17 +373,25 @@ static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, s
 		if (r < 0)
 			return r;
 	}
+	/* a task line of another PID than the report's first line names is another report's */
+	if (report.task_line && pid_named(&lines[start]) >= 0 &&
+	    line_number_after(report.task_line, " PID: ") != pid_named(&lines[start]))
+		report.task_line = NULL;
 	if (report.task_line) {
-		r = analysis_read_task_line(a, report.task_line, true);
+		r = analysis_read_task_line(a, report.task_line, true, true);
 		if (r < 0)
 			return r;
 	} else if (report.task_dump_line) {
 		r = analysis_read_task_dump(a, report.task_dump_line);
 		if (r < 0)
 			return r;
+	} else if (report.by_task_line) {
+		r = analysis_read_by_task(a, report.by_task_line);
+		if (r < 0)
+			return r;
 	}
 	if (report.taint_line) {
-		r = analysis_read_taint(a, report.taint_line);
+		r = analysis_read_taint(a, report.taint_line, true);
 		if (r < 0)
 			return r;
 	}
@@ -377,7 +419,7 @@ int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const LogHas *h
 		if (r < 0)
 			return r;
 	}
-	r = analysis_read_elsewhere(a, &scan, hardware_line);
+	r = analysis_read_elsewhere(a, &scan, start < n ? &lines[start] : NULL, hardware_line);
 	if (r < 0)
 		return r;
 	return dmesg_analysis_sign(a);
