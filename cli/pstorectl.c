@@ -33,9 +33,12 @@ static const VerbOptions global_options_only = {no_options, NULL, NULL};
 static const Verb verbs[] = {
 	{"list", 1, 1, VERB_DEFAULT, verb_list, "List the archived crashes (the default)",
 	 &list_options},
-	{"show", 2, 2, 0, verb_show, "Show everything about a crash", &global_options_only},
-	{"dmesg", 2, 2, 0, verb_dmesg, "Print the kernel log of a crash", &dmesg_options},
-	{"export", 2, 2, 0, verb_export, "Print a crash as one JSON document", &export_options},
+	{"show", 1, 2, 0, verb_show, "Show everything about a crash (default: the newest)",
+	 &show_options},
+	{"dmesg", 1, 2, 0, verb_dmesg, "Print the kernel log of a crash (default: the newest)",
+	 &dmesg_options},
+	{"export", 1, 2, 0, verb_export, "Print a crash as one JSON document (default: the newest)",
+	 &export_options},
 	{"status", 1, 1, 0, verb_status, "Show pstore and store status", &status_options},
 	{"delete", 2, VERB_ANY, 0, verb_delete, "Delete crashes from the store",
 	 &global_options_only},
@@ -93,16 +96,23 @@ static int verb_help(int argc, char *argv[])
 	       "     --file=GLOB         The crashes in the journal files matching GLOB\n"
 	       "     --journal           The crashes in this machine's journal\n"
 	       "     --documents=DIR     The crash documents in DIR (http-json target)\n"
-	       "\nOptions of list:\n"
+	       "\nMatches of list, show, dmesg and export (without an ID: the newest match):\n"
 	       "  -S --since=TIME        Only crashes at or after TIME (\"yesterday\", \"-2h\", "
 	       "...)\n"
 	       "  -U --until=TIME        Only crashes at or before TIME\n"
 	       "     --reason=REASON     Only crashes with this reason (panic, oops, ...)\n"
 	       "     --kind=KIND         Only crashes of this kind\n"
 	       "     --signature=SIG     Only crashes with this signature\n"
-	       "  -n --lines=N           Only the N newest crashes\n"
 	       "     --host=HOST         Only crashes of this host name\n"
 	       "     --machine=ID        Only crashes of this machine id\n"
+	       "     --function=GLOB     Only crashes in a function matching GLOB\n"
+	       "     --module=GLOB       Only crashes in a module matching GLOB\n"
+	       "     --comm=GLOB         Only crashes of a process matching GLOB\n"
+	       "     --kernel=GLOB       Only crashes of a kernel version matching GLOB\n"
+	       "\nOptions of list:\n"
+	       "  -n --lines=N           Only the N newest crashes\n"
+	       "  -1                     Only the newest crash\n"
+	       "  -r --reverse           Newest first\n"
 	       "     --group             One line per signature: crashes, machines, first and "
 	       "last\n"
 	       "                         time, kernels\n"
@@ -165,48 +175,110 @@ static int parse_global_option(int c, const char *arg)
 	}
 }
 
-static int parse_argv(int argc, char *argv[])
+/* The number of entries of an option table, up to its all-zero end. */
+static size_t options_count(const struct option *options)
 {
-	int c, r;
+	size_t n = 0;
 
-	/* "+": stop at the verb; what follows it is parsed by parse_verb_argv(). */
-	while ((c = getopt_long(argc, argv, "+h" SOURCE_SHORTOPTS, global_options, NULL)) >= 0) {
-		r = parse_global_option(c, optarg);
-		if (r == -ENOENT)
-			abort();
-		if (r <= 0)
-			return r;
-	}
-	return 1;
+	while (options[n].name)
+		n++;
+	return n;
 }
 
 /*
- * Parses the options after the verb, the verb's and the global ones mixed,
- * and moves the positional arguments to argv[1...]. Returns the new argc,
- * 0 to exit successfully, or <0 on error.
+ * The verb's options and the global ones in one table, and their short
+ * options; with v NULL, the options of every verb.
  */
-static int parse_verb_argv(const VerbOptions *vo, int argc, char *argv[])
+static int options_merge(const Verb *v, struct option **ret, char **ret_shortopts)
 {
-	size_t n_global = ARRAY_SIZE(global_options) - 1, n_verb = 0;
+	size_t n_global = ARRAY_SIZE(global_options) - 1, n = n_global;
+	_cleanup_free_ struct option *options = NULL;
+	_cleanup_free_ char *shortopts = strdup("h" SOURCE_SHORTOPTS);
+
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+		if (!v || v == &verbs[i])
+			n += options_count(verbs[i].options->options);
+	options = calloc(n + 1, sizeof(struct option));
+	if (!options || !shortopts)
+		return log_oom();
+	memcpy(options, global_options, n_global * sizeof(struct option));
+	n = n_global;
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		const VerbOptions *vo = verbs[i].options;
+		size_t k = options_count(vo->options);
+		char *s;
+
+		if (v && v != &verbs[i])
+			continue;
+		memcpy(options + n, vo->options, k * sizeof(struct option));
+		n += k;
+		if (asprintf(&s, "%s%s", shortopts, vo->shortopts ?: "") < 0)
+			return log_oom();
+		free(shortopts);
+		shortopts = s;
+	}
+	*ret = TAKE_PTR(options);
+	*ret_shortopts = TAKE_PTR(shortopts);
+	return 0;
+}
+
+/*
+ * The verb: the first argument that is neither an option nor an option's
+ * value. Options before it may be any verb's ("pstorectl -n 2 list", as
+ * coredumpctl takes them), so they are told apart with every verb's at once;
+ * what is wrong with them is left to parse_argv() to say. *ret gets the verb,
+ * NULL for the default one.
+ */
+static int find_verb(int argc, char *argv[], const char **ret)
+{
+	_cleanup_free_ struct option *options = NULL;
+	_cleanup_free_ char *shortopts = NULL, *stop_at_verb = NULL;
+	int r;
+
+	r = options_merge(NULL, &options, &shortopts);
+	if (r < 0)
+		return r;
+	/* "+": stop at the verb; ":": no messages, nor for an option of no verb. */
+	if (asprintf(&stop_at_verb, "+:%s", shortopts) < 0)
+		return log_oom();
+	/*
+	 * Only whether an option takes a value matters here: with one id for all, two
+	 * verbs' options of the same name (--config=) are not ambiguous when abbreviated.
+	 */
+	for (struct option *o = options; o->name; o++) {
+		o->flag = NULL;
+		o->val = 0;
+	}
+	opterr = 0;
+	optind = 0;
+	while (getopt_long(argc, argv, stop_at_verb, options, NULL) >= 0)
+		;
+	opterr = 1;
+	*ret = optind < argc ? argv[optind] : NULL;
+	return 0;
+}
+
+/*
+ * Parses the options of the whole command line, the global ones and the
+ * verb's own, before the verb and after it, and leaves the verb and its
+ * arguments at argv[optind...]. Returns 0 to exit successfully, >0 to go on,
+ * or <0 on error.
+ */
+static int parse_argv(const Verb *v, int argc, char *argv[])
+{
 	_cleanup_free_ struct option *options = NULL;
 	_cleanup_free_ char *shortopts = NULL;
 	int c, r;
 
-	while (vo->options[n_verb].name)
-		n_verb++;
-	options = calloc(n_global + n_verb + 1, sizeof(struct option));
-	if (!options || asprintf(&shortopts, "h" SOURCE_SHORTOPTS "%s", vo->shortopts ?: "") < 0)
-		return log_oom();
-	memcpy(options, global_options, n_global * sizeof(struct option));
-	memcpy(options + n_global, vo->options, n_verb * sizeof(struct option));
-
-	/* argv[0] is the verb; optind = 0 makes getopt start afresh. */
+	r = options_merge(v, &options, &shortopts);
+	if (r < 0)
+		return r;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, shortopts, options, NULL)) >= 0) {
 		r = parse_global_option(c, optarg);
 		if (r == -ENOENT) {
 			/* Not a global option, so one of the verb's own. */
-			r = vo->handle(c, optarg);
+			r = v->options->handle(c, optarg);
 			if (r < 0)
 				return r;
 			continue;
@@ -214,31 +286,31 @@ static int parse_verb_argv(const VerbOptions *vo, int argc, char *argv[])
 		if (r <= 0)
 			return r;
 	}
-
-	/* getopt_long() moved the options in front of the positional arguments. */
-	memmove(argv + 1, argv + optind, (argc - optind) * sizeof(char *));
-	argc = argc - optind + 1;
-	argv[argc] = NULL;
-	return argc;
+	return 1;
 }
 
-static int run_verb(int argc, char *argv[])
+static int run(int argc, char *argv[])
 {
-	const char *name = argc > 0 ? argv[0] : NULL;
-	const Verb *v = verb_find(verbs, ARRAY_SIZE(verbs), name);
+	const char *name = NULL;
+	const Verb *v;
 	int r;
 
+	/* getopt_long() names the program in its messages as argv[0] has it. */
+	argv[0] = program_invocation_short_name;
+	r = find_verb(argc, argv, &name);
+	if (r < 0)
+		return r;
 	/* Without a name, v is the default verb, "list". */
+	v = verb_find(verbs, ARRAY_SIZE(verbs), name);
 	if (!v)
 		return log_error_errno(EINVAL, "Unknown command '%s': see '%s --help'.", name,
 				       program_invocation_short_name);
 
-	if (argc > 0 && v->options) {
-		r = parse_verb_argv(v->options, argc, argv);
-		if (r <= 0)
-			return r;
-		argc = r;
-	}
+	r = parse_argv(v, argc, argv);
+	if (r <= 0)
+		return r;
+	argc -= optind;
+	argv += optind;
 
 	r = verb_check_args(v, argc);
 	if (r == -EINVAL)
@@ -262,11 +334,7 @@ int main(int argc, char *argv[])
 	(void)setlocale(LC_CTYPE, "");
 
 	log_parse_environment();
-	r = parse_argv(argc, argv);
-	if (r <= 0)
-		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-
-	r = run_verb(argc - optind, argv + optind);
+	r = run(argc, argv);
 	pager_close();
 	return r < 0 ? EXIT_FAILURE : r;
 }

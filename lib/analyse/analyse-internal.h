@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "analyse.h"
@@ -97,6 +98,8 @@ typedef struct Symbol {
 	Line name;
 	Line module; /* len 0 when none */
 	bool unreliable;
+	bool have_offset; /* offset and size: "+0x12/0x40" */
+	uint64_t offset, size;
 } Symbol;
 
 static inline size_t skip_hex(const Line *l, size_t i)
@@ -143,7 +146,7 @@ const char *event_reason(Event e);
 
 /* frames.c: instruction pointers and call trace frames of each architecture. */
 bool parse_symbol(const Line *l, Symbol *ret);
-bool parse_arm_frame(const Line *l, Symbol *ret);
+bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller);
 bool parse_ip_line(const Line *l, Symbol *ret);
 size_t trace_header_len(const Line *l);
 int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_t end,

@@ -59,7 +59,7 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 		}
 		/* arm's unwinder prints the frames right after the stack, without a header */
 		else if (!r->trace_start &&
-			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}))) {
+			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}, NULL))) {
 			r->trace_start = l;
 			r->trace_index = i;
 		}
