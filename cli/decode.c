@@ -62,8 +62,10 @@ enum {
 	ARG_TYPE = ARG_VERB_BASE,
 };
 
-static const struct option decode_option_table[] = {
-	{"type", required_argument, NULL, ARG_TYPE},
+static const OptionSpec decode_option_table[] = {
+	{"type", required_argument, ARG_TYPE, "TYPE",
+	 "What the files are: cper, mce, dmesg (a pstore log record),\n"
+	 "log (a kernel log) or auto (the default: by name and content)"},
 	{},
 };
 
@@ -80,7 +82,7 @@ static int handle_decode_option(int c, const char *arg)
 			       arg);
 }
 
-const VerbOptions decode_options = {decode_option_table, NULL, handle_decode_option};
+const VerbOptions decode_options = {decode_option_table, handle_decode_option};
 
 /* struct mce sizes: 88 bytes in 2.6.39, 128 since 5.8, up to 152 with later fields. */
 static bool looks_like_mce(const uint8_t *p, size_t len)

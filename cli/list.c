@@ -93,19 +93,22 @@ static int handle_list_option(int c, const char *arg)
 	}
 }
 
-static const struct option list_option_table[] = {
-	{"since", required_argument, NULL, 'S'},
-	{"until", required_argument, NULL, 'U'},
-	{"reason", required_argument, NULL, ARG_REASON},
-	{"kind", required_argument, NULL, ARG_KIND},
-	{"signature", required_argument, NULL, ARG_SIGNATURE},
-	{"lines", required_argument, NULL, 'n'},
-	{"group", no_argument, NULL, ARG_GROUP},
-	{"host", required_argument, NULL, ARG_HOST},
-	{"machine", required_argument, NULL, ARG_MACHINE},
+static const OptionSpec list_option_table[] = {
+	{"since", required_argument, 'S', "TIME",
+	 "Only crashes at or after TIME (\"yesterday\", \"-2h\", ...)"},
+	{"until", required_argument, 'U', "TIME", "Only crashes at or before TIME"},
+	{"reason", required_argument, ARG_REASON, "REASON",
+	 "Only crashes with this reason (panic, oops, ...)"},
+	{"kind", required_argument, ARG_KIND, "KIND", "Only crashes of this kind"},
+	{"signature", required_argument, ARG_SIGNATURE, "SIG", "Only crashes with this signature"},
+	{"lines", required_argument, 'n', "N", "Only the N newest crashes"},
+	{"group", no_argument, ARG_GROUP, NULL,
+	 "One line per signature: crashes, machines, first and last\ntime, kernels"},
+	{"host", required_argument, ARG_HOST, "HOST", "Only crashes of this host name"},
+	{"machine", required_argument, ARG_MACHINE, "ID", "Only crashes of this machine id"},
 	{}};
 
-const VerbOptions list_options = {list_option_table, "S:U:n:", handle_list_option};
+const VerbOptions list_options = {list_option_table, handle_list_option};
 
 static bool field_matches(const char *value, const char *want)
 {
