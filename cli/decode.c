@@ -82,7 +82,7 @@ static int handle_decode_option(int c, const char *arg)
 			       arg);
 }
 
-const VerbOptions decode_options = {decode_option_table, handle_decode_option};
+const VerbOptions decode_options = {decode_option_table, NULL, handle_decode_option};
 
 /* struct mce sizes: 88 bytes in 2.6.39, 128 since 5.8, up to 152 with later fields. */
 static bool looks_like_mce(const uint8_t *p, size_t len)

@@ -23,6 +23,7 @@
 #include "macro.h"
 #include "upload-options.h"
 #include "upload/upload.h"
+#include "utf8-util.h"
 
 /* What a terminal shows while many crashes go: one line, rewritten. */
 typedef struct Progress {
@@ -52,8 +53,11 @@ static void show_event(const UploadEvent *e, void *userdata)
 	}
 	if (p->bar)
 		printf("\r\033[K");
-	printf("%-8s %-10s %s %6s %s\n", upload_result_to_string(e->result), e->target, e->id,
-	       format_bytes(size, e->bytes) ?: "-", e->message);
+	/* The message holds the collector's answer: escaped as the programs' log lines are. */
+	printf("%-8s %-10s %s %6s ", upload_result_to_string(e->result), e->target, e->id,
+	       format_bytes(size, e->bytes) ?: "-");
+	utf8_escape_fputs(e->message, stdout);
+	putchar('\n');
 	if (p->bar)
 		print_bar(e);
 	p->shown++;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "match.h"
 #include "macro.h"
 #include "pager.h"
 #include "pstorectl.h"
@@ -28,15 +29,17 @@ static int verb_help(int argc, char *argv[]);
 
 /* For verbs that take only the global options after them. */
 static const OptionSpec no_options[] = {{}};
-static const VerbOptions global_options_only = {no_options, NULL};
+static const VerbOptions global_options_only = {no_options, NULL, NULL};
 
 static const Verb verbs[] = {
 	{"list", 1, 1, VERB_DEFAULT, verb_list, "List the archived crashes (the default)",
 	 &list_options, NULL},
-	{"show", 2, 2, 0, verb_show, "Show everything about a crash", &global_options_only, "ID"},
-	{"dmesg", 2, 2, 0, verb_dmesg, "Print the kernel log of a crash", &dmesg_options, "ID"},
-	{"export", 2, 2, 0, verb_export, "Print a crash as one JSON document", &export_options,
-	 "ID"},
+	{"show", 1, 2, 0, verb_show, "Show everything about a crash (default: the newest)",
+	 &show_options, "[ID]"},
+	{"dmesg", 1, 2, 0, verb_dmesg, "Print the kernel log of a crash (default: the newest)",
+	 &dmesg_options, "[ID]"},
+	{"export", 1, 2, 0, verb_export, "Print a crash as one JSON document (default: the newest)",
+	 &export_options, "[ID]"},
 	{"status", 1, 1, 0, verb_status, "Show pstore and store status", &status_options, NULL},
 	{"delete", 2, VERB_ANY, 0, verb_delete, "Delete crashes from the store",
 	 &global_options_only, "ID..."},
@@ -65,8 +68,8 @@ static const OptionSpec global_options[] = {
 	{"no-pager", no_argument, ARG_NO_PAGER, NULL, "Do not pipe output into a pager"},
 	{}};
 
-/* The verb whose options are being parsed, for its own --help; NULL before the verb. */
-static const Verb *parsing_verb;
+/* The verb named on the command line, for its own --help; NULL for none. */
+static const Verb *named_verb;
 
 int print_json(json_t *v)
 {
@@ -78,10 +81,10 @@ int print_json(json_t *v)
 	return 0;
 }
 
-/* "Options of list:" and the lines of its options, if it has any. */
+/* "Options of list:" and the lines of its own options, if it has any. */
 static void print_verb_options(const Verb *v)
 {
-	if (!v->options || !v->options->options[0].name)
+	if (!v->options->options[0].val)
 		return;
 	printf("\nOptions of %s%s%s:\n", v->name, v->args ? " " : "", v->args ?: "");
 	options_print_help(v->options->options, stdout);
@@ -93,6 +96,10 @@ static void print_verb_help(const Verb *v)
 	printf("%s [OPTIONS...] %s%s%s\n\n%s.\n", program_invocation_short_name, v->name,
 	       v->args ? " " : "", v->args ?: "", v->help);
 	print_verb_options(v);
+	if (v->options->shared) {
+		printf("\nMatches (without an ID: the newest match):\n");
+		options_print_help(v->options->shared, stdout);
+	}
 	printf("\nGlobal options:\n");
 	options_print_help(global_options, stdout);
 	if (source_verb_reads(v->name)) {
@@ -113,6 +120,8 @@ static int verb_help(int argc, char *argv[])
 	options_print_help(global_options, stdout);
 	printf("\nSources of list, show, dmesg and export (default: the store):\n");
 	options_print_help(source_options, stdout);
+	printf("\nMatches of list, show, dmesg and export (without an ID: the newest match):\n");
+	options_print_help(match_options, stdout);
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
 		print_verb_options(&verbs[i]);
 	printf("\nSee '%s COMMAND --help' and the pstorectl(1) man page for details.\n",
@@ -127,8 +136,8 @@ static int parse_global_option(int c, const char *arg)
 
 	switch (c) {
 	case 'h':
-		if (parsing_verb && !streq(parsing_verb->name, "help"))
-			print_verb_help(parsing_verb);
+		if (named_verb && named_verb->dispatch != verb_help)
+			print_verb_help(named_verb);
 		else
 			(void)verb_help(0, NULL);
 		return 0;
@@ -158,89 +167,129 @@ static int parse_global_option(int c, const char *arg)
 	}
 }
 
-/*
- * Parses the options in argv against tables[] (the global ones, and after
- * the verb the verb's own too): a global option is taken at once, a verb's
- * goes to handle(). Returns 1 to go on, 0 to exit successfully, <0 on error.
- */
-static int parse_options(const OptionSpec *const tables[], const char *prefix,
-			 int (*handle)(int c, const char *arg), int argc, char *argv[])
+/* Adds table to tables[*n], unless it is there already (the matches, shared by verbs). */
+static void option_tables_add(const OptionSpec *tables[], size_t *n, const OptionSpec *table)
 {
-	_cleanup_free_ struct option *longopts = NULL;
+	for (size_t i = 0; i < *n; i++)
+		if (tables[i] == table)
+			return;
+	tables[(*n)++] = table;
+}
+
+/* At most: the global ones, the sources, and each verb's own and shared ones, and NULL. */
+#define OPTION_TABLES_MAX (2 + 2 * ARRAY_SIZE(verbs) + 1)
+
+/*
+ * The option tables of v and the global ones, NULL-terminated in
+ * ret[OPTION_TABLES_MAX]; with v NULL, of every verb.
+ */
+static void option_tables(const Verb *v, const OptionSpec *ret[])
+{
+	size_t n = 0;
+
+	option_tables_add(ret, &n, global_options);
+	option_tables_add(ret, &n, source_options);
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		if (v && v != &verbs[i])
+			continue;
+		option_tables_add(ret, &n, verbs[i].options->options);
+		if (verbs[i].options->shared)
+			option_tables_add(ret, &n, verbs[i].options->shared);
+	}
+	ret[n] = NULL;
+}
+
+/*
+ * The verb: the first argument that is neither an option nor an option's
+ * value. Options before it may be any verb's ("pstorectl -n 2 list", as
+ * coredumpctl takes them), so they are told apart with every verb's at once;
+ * what is wrong with them is left to parse_argv() to say. *ret gets the verb,
+ * NULL for the default one.
+ */
+static int find_verb(int argc, char *argv[], const char **ret)
+{
+	const OptionSpec *tables[OPTION_TABLES_MAX];
+	_cleanup_free_ struct option *options = NULL;
+	_cleanup_free_ char *stop_at_verb = NULL;
+
+	option_tables(NULL, tables);
+	/* "+": stop at the verb; ":": no messages, nor for an option of no verb. */
+	if (options_to_getopt(tables, "+:", &options, &stop_at_verb) < 0)
+		return log_oom();
+	/*
+	 * Only whether an option takes a value matters here: with one id for all, two
+	 * verbs' options of the same name (--config=) are not ambiguous when abbreviated.
+	 */
+	for (struct option *o = options; o->name; o++) {
+		o->flag = NULL;
+		o->val = 0;
+	}
+	opterr = 0;
+	optind = 0;
+	while (getopt_long(argc, argv, stop_at_verb, options, NULL) >= 0)
+		;
+	*ret = optind < argc ? argv[optind] : NULL;
+	return 0;
+}
+
+/*
+ * Parses the options of the whole command line, the global ones and the
+ * verb's own, before the verb and after it, and leaves the verb and its
+ * arguments at argv[optind...]. Returns 0 to exit successfully, >0 to go on,
+ * or <0 on error.
+ */
+static int parse_argv(const Verb *v, int argc, char *argv[])
+{
+	const OptionSpec *tables[OPTION_TABLES_MAX];
+	_cleanup_free_ struct option *options = NULL;
 	_cleanup_free_ char *shortopts = NULL;
 	int c, r;
 
-	if (options_to_getopt(tables, prefix, &longopts, &shortopts) < 0)
+	option_tables(v, tables);
+	if (options_to_getopt(tables, "", &options, &shortopts) < 0)
 		return log_oom();
-
-	/* Errors are told in pstorectl's words, not getopt's under the verb's name. */
+	/* Errors are told in pstorectl's words, with the help to read. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) >= 0) {
+	optind = 0;
+	while ((c = getopt_long(argc, argv, shortopts, options, NULL)) >= 0) {
 		if (c == '?')
-			return log_option_error(tables, argv,
-						parsing_verb ? parsing_verb->name : NULL);
+			return log_option_error(tables, argv, named_verb ? named_verb->name : NULL);
 		r = parse_global_option(c, optarg);
-		if (r == -ENOENT && handle)
+		if (r == -ENOENT) {
 			/* Not a global option, so one of the verb's own. */
-			r = handle(c, optarg) ?: 1;
-		if (r == -ENOENT)
-			abort();
+			r = v->options->handle(c, optarg);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if (r <= 0)
 			return r;
 	}
 	return 1;
 }
 
-static int parse_argv(int argc, char *argv[])
+static int run(int argc, char *argv[])
 {
-	const OptionSpec *const tables[] = {global_options, source_options, NULL};
-
-	/* "+": stop at the verb; what follows it is parsed by parse_verb_argv(). */
-	return parse_options(tables, "+", NULL, argc, argv);
-}
-
-/*
- * Parses the options after the verb, the verb's and the global ones mixed,
- * and moves the positional arguments to argv[1...]. Returns the new argc,
- * 0 to exit successfully, or <0 on error.
- */
-static int parse_verb_argv(const Verb *v, int argc, char *argv[])
-{
-	const OptionSpec *const tables[] = {global_options, source_options, v->options->options,
-					    NULL};
+	const char *name = NULL;
+	const Verb *v;
 	int r;
 
-	/* argv[0] is the verb; optind = 0 makes getopt start afresh. */
-	optind = 0;
-	parsing_verb = v;
-	r = parse_options(tables, "", v->options->handle, argc, argv);
-	if (r <= 0)
+	r = find_verb(argc, argv, &name);
+	if (r < 0)
 		return r;
-
-	/* getopt_long() moved the options in front of the positional arguments. */
-	memmove(argv + 1, argv + optind, (argc - optind) * sizeof(char *));
-	argc = argc - optind + 1;
-	argv[argc] = NULL;
-	return argc;
-}
-
-static int run_verb(int argc, char *argv[])
-{
-	const char *name = argc > 0 ? argv[0] : NULL;
-	const Verb *v = verb_find(verbs, ARRAY_SIZE(verbs), name);
-	int r;
-
 	/* Without a name, v is the default verb, "list". */
+	v = verb_find(verbs, ARRAY_SIZE(verbs), name);
 	if (!v)
 		return log_error_errno(EINVAL, "Unknown command '%s': see '%s --help'.", name,
 				       program_invocation_short_name);
+	if (name)
+		named_verb = v;
 
-	if (argc > 0 && v->options) {
-		r = parse_verb_argv(v, argc, argv);
-		if (r <= 0)
-			return r;
-		argc = r;
-	}
+	r = parse_argv(v, argc, argv);
+	if (r <= 0)
+		return r;
+	argc -= optind;
+	argv += optind;
 
 	r = verb_check_args(v, argc);
 	if (r == -EINVAL)
@@ -264,11 +313,7 @@ int main(int argc, char *argv[])
 	(void)setlocale(LC_CTYPE, "");
 
 	log_parse_environment();
-	r = parse_argv(argc, argv);
-	if (r <= 0)
-		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-
-	r = run_verb(argc - optind, argv + optind);
+	r = run(argc, argv);
 	pager_close();
 	return r < 0 ? EXIT_FAILURE : r;
 }

@@ -84,7 +84,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CrashListing *, crash_listing_free);
 /* The machine a crash comes from, in a word: its host name, else its machine id. */
 const char *crash_entry_host(const CrashEntry *e);
 
-/* One crash, found by its id or a unique prefix of it. */
+/*
+ * One crash, found by its id or a unique prefix of it, or with prefix NULL the
+ * newest crash that the matches (match.h) select.
+ */
 typedef struct SourceCrash {
 	char *id;
 	json_t *crash;	  /* crash.json, or what the source has of it */

@@ -68,7 +68,7 @@ static const OptionSpec status_option_table[] = {
 	 "Read the configuration from FILE only"},
 	{}};
 
-const VerbOptions status_options = {status_option_table, handle_status_option};
+const VerbOptions status_options = {status_option_table, NULL, handle_status_option};
 
 /* A kernel file's first line, or NULL if it cannot be read. */
 static char *read_kernel_line(int dir_fd, const char *name)

@@ -40,7 +40,7 @@ int handle_upload_option(int c, const char *arg)
 
 static const OptionSpec upload_option_table[] = {UPLOAD_CONFIG_OPTIONS, UPLOAD_FORCE_OPTION, {}};
 
-const VerbOptions upload_options = {upload_option_table, handle_upload_option};
+const VerbOptions upload_options = {upload_option_table, NULL, handle_upload_option};
 
 int load_upload_config(PstoredConfig **ret)
 {

@@ -32,7 +32,7 @@ static const OptionSpec vacuum_option_table[] = {
 	 "Read the retention limits from FILE only"},
 	{}};
 
-const VerbOptions vacuum_options = {vacuum_option_table, handle_vacuum_option};
+const VerbOptions vacuum_options = {vacuum_option_table, NULL, handle_vacuum_option};
 
 int verb_vacuum(int argc, char *argv[])
 {

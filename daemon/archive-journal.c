@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The journal entry of a crash, and finding it again for idempotent reruns:
- * what pstored archive does with journald. The fields of the entry are in
+ * What pstored archive does with journald: sends the journal entry of a crash,
+ * has journald write it out, and finds it again (to confirm it, and for
+ * idempotent reruns). The fields of the entry are in
  * lib/store/journal-fields.c, which the uploader's journal-remote target sends
  * as well, without libsystemd.
  */
 
 #include <assert.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
 
 #include "archive-journal.h"
+#include "macro.h"
 
 int journal_crash_is_logged(sd_journal **j, const char *id)
 {
@@ -58,4 +65,82 @@ int journal_send_crash(json_t *crash, const char *log_field, size_t len)
 	r = journal_send_crash_fields(&f, log_field, len);
 	journal_crash_fields_done(&f);
 	return r;
+}
+
+static int64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A Varlink call on a stream socket: the request is a JSON object followed by
+ * a NUL byte, and so is the reply, {"parameters":{...}} on success or
+ * {"error":"interface.Name","parameters":{...}}. Synchronize replies with no
+ * parameters; a reply of more than a few hundred bytes is not journald's.
+ */
+int journal_synchronize(void)
+{
+	static const char request[] = "{\"method\":\"io.systemd.Journal.Synchronize\","
+				      "\"parameters\":{}}";
+	struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = JOURNAL_VARLINK_SOCKET};
+	_cleanup_close_ int fd = -1;
+	json_auto_t *reply = NULL;
+	char buf[4096];
+	size_t len = 0, sent = 0;
+	int64_t deadline = monotonic_ms() + JOURNAL_SYNCHRONIZE_TIMEOUT_SEC * 1000;
+	const char *error;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		/* No socket at all is journald not running, as a socket nobody listens on. */
+		return errno == ENOENT ? -ECONNREFUSED : -errno;
+
+	while (sent < sizeof(request)) { /* with its NUL */
+		ssize_t n = send(fd, request + sent, sizeof(request) - sent, MSG_NOSIGNAL);
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n > 0)
+			sent += (size_t)n;
+	}
+
+	while (len == 0 || buf[len - 1] != '\0') {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+		int k;
+
+		if (len == sizeof(buf))
+			return -EBADMSG;
+		k = poll(&p, 1, (int)MAX(deadline - monotonic_ms(), (int64_t)0));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -ETIMEDOUT;
+		n = recv(fd, buf + len, sizeof(buf) - len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0) /* closed without a reply: journald went away */
+			return -ECONNRESET;
+		len += (size_t)n;
+	}
+
+	reply = json_loadb(buf, len - 1, 0, NULL);
+	if (!json_is_object(reply))
+		return -EBADMSG;
+	error = json_string_value(json_object_get(reply, "error"));
+	if (!error)
+		return 0;
+	/* journald before systemd 245 has no Varlink socket; one that has it but not the method. */
+	if (streq(error, "org.varlink.service.MethodNotFound"))
+		return -EOPNOTSUPP;
+	return -EIO;
 }

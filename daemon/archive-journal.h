@@ -20,3 +20,17 @@ int journal_crash_is_logged(sd_journal **j, const char *id);
 int journal_send_crash_fields(const JournalCrashFields *f, const char *log_field, size_t len);
 /* The same for crash (a crash.json document). */
 int journal_send_crash(json_t *crash, const char *log_field, size_t len);
+
+/* journald's Varlink socket (systemd 245 and later), which 'journalctl --sync' calls too. */
+#define JOURNAL_VARLINK_SOCKET "/run/systemd/journal/io.systemd.journal"
+/* How long journald may take to write out what it received, as Varlink calls wait by default. */
+#define JOURNAL_SYNCHRONIZE_TIMEOUT_SEC 45
+
+/*
+ * Asks journald to write every entry it received before the call to the
+ * journal files, and waits for it (io.systemd.Journal.Synchronize). Returns
+ * -ECONNREFUSED when journald does not run, -ETIMEDOUT after
+ * JOURNAL_SYNCHRONIZE_TIMEOUT_SEC, -EOPNOTSUPP when it has no such method,
+ * -EACCES for a caller other than root, -EIO when it answers with an error.
+ */
+int journal_synchronize(void);

@@ -69,12 +69,14 @@ int parse_uint64(const char *s, uint64_t *ret)
 
 /*
  * Reads "N" or "N.FFF" at *p and returns it multiplied by unit, rounded
- * down. Fraction digits after the ninth are read but ignored.
+ * down. Fraction digits after the ninth are read but ignored; -EDOM if a
+ * number that is not 0 rounds down to 0.
  */
 static int read_scaled(const char **p, uint64_t unit, uint64_t *ret)
 {
 	const char *q = *p;
 	uint64_t n, v;
+	bool nonzero;
 	int r;
 
 	r = read_digits(&q, &n);
@@ -83,6 +85,7 @@ static int read_scaled(const char **p, uint64_t unit, uint64_t *ret)
 	if (n > UINT64_MAX / unit)
 		return -ERANGE;
 	v = n * unit;
+	nonzero = n > 0;
 
 	if (*q == '.') {
 		uint64_t frac = 0, denom = 1, add;
@@ -90,17 +93,21 @@ static int read_scaled(const char **p, uint64_t unit, uint64_t *ret)
 		q++;
 		if (!is_digit(*q))
 			return -EINVAL;
-		for (; is_digit(*q); q++)
+		for (; is_digit(*q); q++) {
+			nonzero = nonzero || *q != '0';
 			if (denom < UINT64_C(1000000000)) {
 				frac = frac * 10 + (uint64_t)(*q - '0');
 				denom *= 10;
 			}
+		}
 		/* unit * frac / denom without overflow: frac < denom <= 10^9 */
 		add = unit / denom * frac + unit % denom * frac / denom;
 		if (v > UINT64_MAX - add)
 			return -ERANGE;
 		v += add;
 	}
+	if (v == 0 && nonzero)
+		return -EDOM;
 	*p = q;
 	*ret = v;
 	return 0;

@@ -4,8 +4,9 @@
 /*
  * Parsers for configuration values and command line options, with systemd's
  * syntax (time spans are in time-util.h). Each returns 0, or -EINVAL for a
- * malformed value and -ERANGE for one that does not fit, and leaves *ret
- * untouched on failure.
+ * malformed value, -ERANGE for one that does not fit and -EDOM for one that
+ * is not 0 but rounds down to 0 ("0.0001K", a tenth of a byte), and leaves
+ * *ret untouched on failure.
  */
 
 #include <stdbool.h>

@@ -80,13 +80,16 @@ static int lookup_unit(const char *name, size_t len, usec_t *ret)
 	return -EINVAL;
 }
 
-/* Parses one "<number>[ ]<unit>" term at *p and advances *p past it. */
+/*
+ * Parses one "<number>[ ]<unit>" term at *p and advances *p past it. Returns 1 if the number
+ * is not 0 (whatever it rounds to), else 0.
+ */
 static int parse_timespan_term(const char **p, usec_t default_unit, usec_t *ret)
 {
 	const char *s = *p, *word;
 	uint64_t n = 0;
 	usec_t unit, frac = 0;
-	bool digits = false;
+	bool digits = false, nonzero = false;
 	int r;
 
 	for (; isdigit((unsigned char)*s); s++) {
@@ -96,6 +99,7 @@ static int parse_timespan_term(const char **p, usec_t default_unit, usec_t *ret)
 			return -ERANGE;
 		n = n * 10 + d;
 		digits = true;
+		nonzero = nonzero || d > 0;
 	}
 
 	/* Digits after the point, kept until the unit is known. */
@@ -103,6 +107,7 @@ static int parse_timespan_term(const char **p, usec_t default_unit, usec_t *ret)
 	if (*s == '.') {
 		fraction = ++s;
 		while (isdigit((unsigned char)*s)) {
+			nonzero = nonzero || *s != '0';
 			s++;
 			digits = true;
 		}
@@ -132,14 +137,14 @@ static int parse_timespan_term(const char **p, usec_t default_unit, usec_t *ret)
 
 	*ret = n * unit + frac;
 	*p = s;
-	return 0;
+	return nonzero;
 }
 
 int parse_timespan(const char *s, usec_t default_unit, usec_t *ret)
 {
 	const char *p = s + strspn(s, WHITESPACE);
 	usec_t total = 0;
-	bool any = false;
+	bool any = false, nonzero = false;
 	int r;
 
 	if (strneq(p, "infinity", 8) && p[8 + strspn(p + 8, WHITESPACE)] == '\0') {
@@ -160,9 +165,12 @@ int parse_timespan(const char *s, usec_t default_unit, usec_t *ret)
 			return -ERANGE;
 		total += term;
 		any = true;
+		nonzero = nonzero || r > 0;
 	}
 	if (!any)
 		return -EINVAL;
+	if (total == 0 && nonzero)
+		return -EDOM;
 
 	*ret = total;
 	return 0;

@@ -34,7 +34,8 @@ usec_t now_usec(void);
  * Parses a time span: one or more "<number>[<unit>]" terms, optionally
  * separated by spaces ("1h 30min", "2.5s"), or "infinity". A term without a
  * unit counts in default_unit. Returns -EINVAL on a malformed span,
- * -ERANGE on overflow; *ret is untouched on failure.
+ * -ERANGE on overflow, -EDOM for a span that is not 0 but rounds down to 0 µs
+ * ("0.1us"); *ret is untouched on failure.
  */
 int parse_timespan(const char *s, usec_t default_unit, usec_t *ret);
 

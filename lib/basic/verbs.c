@@ -37,7 +37,7 @@ int options_to_getopt(const OptionSpec *const tables[], const char *prefix,
 	size_t n = 0, k = 0, l = strlen(prefix);
 
 	for (size_t t = 0; tables[t]; t++)
-		for (const OptionSpec *o = tables[t]; o->name; o++)
+		for (const OptionSpec *o = tables[t]; o->val; o++)
 			n++;
 	longopts = calloc(n + 1, sizeof(*longopts));
 	/* A letter and up to two colons per option. */
@@ -47,8 +47,9 @@ int options_to_getopt(const OptionSpec *const tables[], const char *prefix,
 	memcpy(shortopts, prefix, l);
 
 	for (size_t t = 0; tables[t]; t++)
-		for (const OptionSpec *o = tables[t]; o->name; o++) {
-			longopts[k++] = (struct option){o->name, o->has_arg, NULL, o->val};
+		for (const OptionSpec *o = tables[t]; o->val; o++) {
+			if (o->name)
+				longopts[k++] = (struct option){o->name, o->has_arg, NULL, o->val};
 			if (!option_has_short(o))
 				continue;
 			shortopts[l++] = (char)o->val;
@@ -66,14 +67,18 @@ int options_to_getopt(const OptionSpec *const tables[], const char *prefix,
 
 void options_print_help(const OptionSpec *table, FILE *f)
 {
-	for (const OptionSpec *o = table; o->name; o++) {
+	for (const OptionSpec *o = table; o->val; o++) {
 		int n;
 
-		n = option_has_short(o) ? fprintf(f, "  -%c --%s", o->val, o->name)
-					: fprintf(f, "     --%s", o->name);
-		if (o->has_arg == required_argument)
+		if (!o->name)
+			n = fprintf(f, "  -%c%s%s", o->val, o->arg ? " " : "", o->arg ?: "");
+		else if (option_has_short(o))
+			n = fprintf(f, "  -%c --%s", o->val, o->name);
+		else
+			n = fprintf(f, "     --%s", o->name);
+		if (o->name && o->has_arg == required_argument)
 			n += fprintf(f, "=%s", o->arg);
-		else if (o->has_arg == optional_argument)
+		else if (o->name && o->has_arg == optional_argument)
 			n += fprintf(f, "[=%s]", o->arg);
 		/* A long option gets its text on the next line. */
 		if (n >= HELP_COLUMN)
@@ -91,7 +96,7 @@ void options_print_help(const OptionSpec *table, FILE *f)
 static const OptionSpec *option_find(const OptionSpec *const tables[], int val)
 {
 	for (size_t t = 0; tables[t]; t++)
-		for (const OptionSpec *o = tables[t]; o->name; o++)
+		for (const OptionSpec *o = tables[t]; o->val; o++)
 			if (o->val == val)
 				return o;
 	return NULL;
@@ -112,8 +117,8 @@ int log_option_error(const OptionSpec *const tables[], char *argv[], const char 
 		return log_error_errno(EINVAL, "Unknown option '%s': see '%s%s%s --help'.", arg,
 				       prog, space, verb);
 	if (o->has_arg == no_argument)
-		return log_error_errno(EINVAL, "Option '--%s' takes no value: see '%s%s%s --help'.",
-				       o->name, prog, space, verb);
+		return log_error_errno(EINVAL, "Option '%.*s' takes no value: see '%s%s%s --help'.",
+				       (int)strcspn(arg, "="), arg, prog, space, verb);
 	return log_error_errno(EINVAL, "Option '%s' needs a value (%s): see '%s%s%s --help'.",
 			       arg, o->arg, prog, space, verb);
 }

@@ -16,9 +16,10 @@
 
 /*
  * An option, for getopt_long() and for --help at once, so that the two
- * cannot drift apart: a val below 0x100 is also the short option -val. arg
- * names the value in --help ("DIR"), NULL for none; help is its text, where
- * a '\n' starts an indented continuation line.
+ * cannot drift apart: a val below 0x100 is also the short option -val, and
+ * name NULL makes it a short option only. arg names the value in --help
+ * ("DIR"), NULL for none; help is its text, where a '\n' starts an indented
+ * continuation line. A table ends with an all-zero entry.
  */
 typedef struct OptionSpec {
 	const char *name;
@@ -82,7 +83,9 @@ typedef enum VerbFlags {
  * global ones; handle() returns <0 on a bad value, after logging.
  */
 typedef struct VerbOptions {
-	const OptionSpec *options; /* terminated by an all-zero entry */
+	const OptionSpec *options; /* the verb's own, terminated by an all-zero entry */
+	/* Options that several verbs take, which --help shows once; NULL for none. */
+	const OptionSpec *shared;
 	int (*handle)(int c, const char *arg);
 } VerbOptions;
 

@@ -18,6 +18,9 @@ static const char *const regex_too_many_empty = "the expression has more than 10
 						"can match the empty string (like 'a?', 'a*' "
 						"or '(a|)') once its repetitions are "
 						"expanded; simplify it";
+static const char *const regex_back_reference = "back-references (\\1 to \\9) make the C "
+						"library's matcher take exponential time; "
+						"match the text itself instead";
 static const char *const regex_adjacent = "adjacent repetition operators (like 'a*+' or "
 					  "'a+{2}') are undefined in POSIX extended regular "
 					  "expressions";
@@ -265,6 +268,9 @@ const char *regex_check_size(const char *re)
 				return NULL; /* unterminated: regcomp() refuses it */
 			regex_size_add(&s, 1, false);
 		} else if (*p != '^' && *p != '$') {
+			/* glibc takes "\1" in an extended expression too, not as the digit. */
+			if (*p == '\\' && p[1] >= '1' && p[1] <= '9')
+				return regex_back_reference;
 			if (*p == '\\' && p[1])
 				p++;
 			regex_size_add(&s, 1, false);

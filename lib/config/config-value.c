@@ -11,6 +11,7 @@
 #include "macro.h"
 #include "parse-util.h"
 #include "time-util.h"
+#include "utf8-util.h"
 
 static const char *const storage_names[] = {
 	[PSTORED_STORAGE_BOTH] = "both",
@@ -238,10 +239,11 @@ static json_t *config_string_to_json(const void *field)
 	return s ? json_string(s) : json_null();
 }
 
+/* C0, DEL and C1 (utf8_control_length()): a terminal acts on each. */
 static bool has_control_chars(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < ' ' || *s == 0x7f)
+	for (size_t n = strlen(s); n > 0; s++, n--)
+		if (utf8_control_length((const uint8_t *)s, n) > 0)
 			return true;
 	return false;
 }

@@ -529,6 +529,14 @@ static int config_file_assign(ConfigFile *f, const char *name, const char *value
 		return config_file_warn(f, done,
 					"value '%s' of key '%s' in section [%s] is too large",
 					value, name, section);
+	/* Taken as 0, it would be "no limit" for some keys. */
+	if (r == -EDOM)
+		return config_file_warn(
+			f, done,
+			"value '%s' of key '%s' in section [%s] is not 0 but rounds down to 0 "
+			"(sizes are whole bytes, time spans whole microseconds): give at least "
+			"1B or 1us",
+			value, name, section);
 	return config_file_warn(f, done, "invalid value '%s' for key '%s' in section [%s]: %s",
 				value, name, section, detail ?: k->type->expected);
 }

@@ -169,19 +169,30 @@ static int read_answer(UploadHttp *h, UploadHttpResponse *ret)
 {
 	UploadHttpResponse r = {};
 	curl_off_t retry_after = 0;
+	const char *location = NULL;
 	long version = 0;
 
 	curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &r.status);
 	curl_easy_getinfo(h->curl, CURLINFO_HTTP_VERSION, &version);
 	r.http_version = version == CURL_HTTP_VERSION_2_0 ? 2 : 1;
+	/* Seconds, as many as the server likes: beyond what µs hold is as far as it gets. */
 	if (curl_easy_getinfo(h->curl, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
-	    retry_after > 0)
-		r.retry_after_usec = (uint64_t)retry_after * USEC_PER_SEC;
+	    retry_after > 0 &&
+	    __builtin_mul_overflow((uint64_t)retry_after, USEC_PER_SEC, &r.retry_after_usec))
+		r.retry_after_usec = UINT64_MAX;
+
+	if (curl_easy_getinfo(h->curl, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location) {
+		r.redirect_url = strdup(location);
+		if (!r.redirect_url)
+			return -ENOMEM;
+	}
 
 	h->body[h->body_len] = '\0';
 	r.body = strdup(h->body);
-	if (!r.body)
+	if (!r.body) {
+		free(r.redirect_url);
 		return -ENOMEM;
+	}
 	*ret = r;
 	return 0;
 }
@@ -217,6 +228,7 @@ void upload_http_response_done(UploadHttpResponse *r)
 {
 	free(r->error);
 	free(r->body);
+	free(r->redirect_url);
 	*r = (UploadHttpResponse){};
 }
 

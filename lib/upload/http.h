@@ -36,6 +36,7 @@ typedef struct UploadHttpResponse {
 	char *error;		   /* why there was no answer */
 	bool tls_error;		   /* error is about the peer's certificate */
 	char *body;		   /* the start of the answer's body, NUL-terminated */
+	char *redirect_url;	   /* a 3xx answer's Location, NULL if none; not followed */
 	long http_version;	   /* 1 or 2 (major version of the answer) */
 } UploadHttpResponse;
 

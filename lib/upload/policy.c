@@ -13,6 +13,9 @@ UploadOutcome upload_outcome_from_status(long status, bool is_put)
 		return UPLOAD_THROTTLED;
 	if (status == 408 || status >= 500)
 		return UPLOAD_RETRY;
+	/* Not followed (the URL is the configuration's to fix), but no refusal of the crash. */
+	if (status >= 300 && status < 400)
+		return UPLOAD_RETRY;
 	return UPLOAD_FAILED;
 }
 

@@ -10,7 +10,9 @@
  *	429, 503                         throttled: retry after Retry-After (or backoff);
  *	                                 nothing else goes to that target before then
  *	408, other 5xx, network errors   retry with exponential backoff
- *	other 4xx, 3xx                   failed: the server refused this document;
+ *	3xx                              retry with exponential backoff: redirects
+ *	                                 are not followed, the URL needs fixing
+ *	other 4xx                        failed: the server refused this document;
  *	                                 kept with the server's answer, not retried
  */
 

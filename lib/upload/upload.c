@@ -36,6 +36,7 @@
 #include "time-util.h"
 #include "upload.h"
 #include "url.h"
+#include "utf8-util.h"
 
 /* A token is a line of text; a bigger file is not a token file. */
 #define TOKEN_FILE_MAX 16384
@@ -243,26 +244,51 @@ static void host_facts_get(HostFacts *h)
 		h->machine_id[0] = '\0';
 }
 
-/* The server's answer, on one line, cut short, for last_error. */
+/*
+ * The start of the server's answer, for last_error: cut at a character (UTF-8 continuation
+ * bytes are 10xxxxxx), without the line break at its end.
+ */
 static char *answer_excerpt(const char *body)
 {
-	char *e = strndup(body ?: "", ANSWER_EXCERPT_MAX);
+	const char *b = body ?: "";
+	size_t n = strnlen(b, ANSWER_EXCERPT_MAX + 1);
 
-	if (!e)
-		return NULL;
-	for (char *c = e; *c; c++)
-		if (iscntrl((unsigned char)*c))
-			*c = ' ';
-	for (size_t n = strlen(e); n > 0 && e[n - 1] == ' '; n--)
-		e[n - 1] = '\0';
-	return e;
+	if (n > ANSWER_EXCERPT_MAX)
+		for (n = ANSWER_EXCERPT_MAX; n > 0 && ((unsigned char)b[n] & 0xc0) == 0x80; n--)
+			;
+	while (n > 0 && isspace((unsigned char)b[n - 1]))
+		n--;
+	return strndup(b, n);
 }
 
-/* Describes the exchange for last_error and the progress line. */
-static char *describe_response(const char *url, const UploadHttpResponse *resp)
+/*
+ * A 3xx answer: where the collector points. Redirects are not followed (a document, and a
+ * token, would go where the configuration does not say); the URL is the one to fix.
+ */
+static int describe_redirect(const TargetRun *t, const char *masked, const UploadHttpResponse *resp,
+			     char **ret)
 {
-	_cleanup_free_ char *excerpt = NULL, *masked = NULL;
-	char *msg;
+	_cleanup_free_ char *location = NULL;
+
+	if (resp->redirect_url && upload_url_mask(resp->redirect_url, &location) < 0)
+		return -ENOMEM;
+	if (asprintf(ret,
+		     "%s: HTTP %ld, a redirect%s%s, which is not followed: set URL= in [Target.%s] "
+		     "to the collector's address; tried again later",
+		     masked, resp->status, location ? " to " : "", location ?: "",
+		     t->cfg->name) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Describes the exchange for last_error and the progress line, escaped (utf8_escape()): the
+ * collector's answer, its Location and curl's error about it are anyone's text, and the
+ * message goes to terminals, logs and crash.json.
+ */
+static char *describe_response(const TargetRun *t, const char *url, const UploadHttpResponse *resp)
+{
+	_cleanup_free_ char *excerpt = NULL, *masked = NULL, *msg = NULL;
 	int k;
 
 	if (upload_url_mask(url, &masked) < 0)
@@ -275,6 +301,8 @@ static char *describe_response(const char *url, const UploadHttpResponse *resp)
 			     masked, resp->error);
 	else if (resp->status == 0)
 		k = asprintf(&msg, "%s: %s", masked, resp->error);
+	else if (resp->status >= 300 && resp->status < 400)
+		k = describe_redirect(t, masked, resp, &msg);
 	else {
 		excerpt = answer_excerpt(resp->body);
 		if (!excerpt)
@@ -282,7 +310,11 @@ static char *describe_response(const char *url, const UploadHttpResponse *resp)
 		k = asprintf(&msg, "%s: HTTP %ld%s%s", masked, resp->status, *excerpt ? ": " : "",
 			     excerpt);
 	}
-	return k < 0 ? NULL : msg;
+	if (k < 0) {
+		msg = NULL;
+		return NULL;
+	}
+	return utf8_escape(msg, strlen(msg), 0);
 }
 
 /* Replaces crash["upload"][target] with state (taking it). */
@@ -488,7 +520,7 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 	if (r < 0)
 		return upload_oom(t->o);
 
-	res->message = describe_response(url, &resp);
+	res->message = describe_response(t, url, &resp);
 	if (res->message)
 		state = state_after_answer(t, &resp, streq(req.method, "PUT"), attempts, now,
 					   doc.len, res);

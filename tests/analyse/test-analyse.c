@@ -7,6 +7,11 @@
  * tests/analyse/signatures.json lists the groups of cases that are the same
  * bug (on other boots, with other prefixes, truncated): their signatures must
  * be equal, and differ from those of every other case.
+ *
+ * tests/analyse/real-world/dev holds logs that machines wrote, each checked
+ * field by field; the labelled signature pairs of dev/PAIRS and sealed/PAIRS
+ * are checked too, those of sealed/ by their count only (see
+ * test-analyse-sealed.c).
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -17,6 +22,7 @@
 
 #include "analyse/analyse.h"
 #include "case-dirs.h"
+#include "corpus-score.h"
 #include "macro.h"
 
 ParameterizedTestParameters(analyse, cases)
@@ -88,26 +94,26 @@ Test(analyse, cases_exist)
 }
 
 /*
- * Logs that machines wrote, one directory each under tests/analyse/real-world/ (see its
+ * Logs that machines wrote, one directory each under tests/analyse/real-world/dev/ (see its
  * MANIFEST): dmesg.txt as it was published, its SOURCE, and expected.json, the fields worked out
  * by hand from the log. Every field there must be in the analysis with the same value, except
  * call_trace, which holds the first frames only (all of them when it is empty).
  */
 ParameterizedTestParameters(analyse, real_world)
 {
-	return test_case_dirs_in("analyse", "real-world");
+	return test_case_dirs_in("analyse", "real-world/dev");
 }
 
 ParameterizedTest(struct test_case *c, analyse, real_world)
 {
-	_cleanup_free_ char *dir = test_suite_path("analyse", "real-world"), *path = NULL,
+	_cleanup_free_ char *dir = test_suite_path("analyse", "real-world/dev"), *path = NULL,
 			    *where = NULL;
 	json_auto_t *expected = NULL, *actual = NULL;
 	json_error_t err;
 	json_t *trace;
 	size_t frames;
 
-	actual = analyse_log_json("real-world", c->name);
+	actual = analyse_log_json("real-world/dev", c->name);
 	cr_assert(asprintf(&path, "%s/%s/expected.json", dir, c->name) >= 0);
 	expected = json_load_file(path, 0, &err);
 	cr_assert_not_null(expected, "%s:%d: %s", path, err.line, err.text);
@@ -120,59 +126,56 @@ ParameterizedTest(struct test_case *c, analyse, real_world)
 		  json_dumps(actual, JSON_INDENT(2)));
 }
 
-/* A missing or emptied real-world directory would otherwise pass silently. */
+/* A missing or emptied dev directory would otherwise pass silently. */
 Test(analyse, real_world_exists)
 {
-	size_t n = test_case_count_in("analyse", "real-world");
+	size_t n = test_case_count_in("analyse", "real-world/dev");
 
 	cr_assert_geq(n, 20, "only %zu real-world logs", n);
 }
 
-static char *real_world_signature(const char *name)
+static void assert_pair_right(const char *label, const char *first, const char *second, bool right,
+			      void *userdata)
 {
-	json_auto_t *j = analyse_log_json("real-world", name);
-	const char *sig = json_string_value(json_object_get(j, "signature"));
-
-	cr_assert_not_null(sig, "%s has no signature", name);
-	return strdup(sig);
+	cr_expect(right, "%s and %s: %s bugs, but %s signatures", first, second,
+		  streq(label, "same") ? "same" : "different",
+		  streq(label, "same") ? "other" : "the same");
 }
 
-/* tests/analyse/real-world/PAIRS: "same" pairs have equal signatures, "different" ones not. */
+static CorpusScore score_part(const char *part, corpus_pair_fn pair_fn)
+{
+	_cleanup_free_ char *dir = test_suite_path("analyse", part), *what = NULL;
+	CorpusScore s;
+	int r;
+
+	r = corpus_score(dir, pair_fn, NULL, &s, &what);
+	cr_assert_eq(r, 0, "%s: %s: %s", dir, what ?: "", strerror(-r));
+	/* every case directory is in MANIFEST, so that it is counted */
+	cr_assert_eq(s.all.cases, test_case_count_in("analyse", part),
+		     "%s: MANIFEST names %u of %zu cases", part, s.all.cases,
+		     test_case_count_in("analyse", part));
+	return s;
+}
+
+/* real-world/dev/PAIRS: "same" pairs have equal signatures, "different" ones not. */
 Test(analyse, real_world_pairs)
 {
-	_cleanup_free_ char *dir = test_suite_path("analyse", "real-world"), *path = NULL,
-			    *line = NULL;
-	_cleanup_fclose_ FILE *f = NULL;
-	size_t size = 0, same = 0, different = 0;
+	CorpusScore s = score_part("real-world/dev", assert_pair_right);
 
-	cr_assert(asprintf(&path, "%s/PAIRS", dir) >= 0);
-	f = fopen(path, "re");
-	cr_assert_not_null(f, "%s: %m", path);
-	while (getline(&line, &size, f) > 0) {
-		_cleanup_free_ char *sig1 = NULL, *sig2 = NULL;
-		char *label, *first, *second, *save = NULL;
+	cr_assert_gt(s.pairs_total[1], 0);
+	cr_assert_gt(s.pairs_total[0], 0);
+}
 
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		label = strtok_r(line, "\t", &save);
-		first = strtok_r(NULL, "\t", &save);
-		second = strtok_r(NULL, "\t", &save);
-		cr_assert(label && first && second, "%s: bad line", path);
-		sig1 = real_world_signature(first);
-		sig2 = real_world_signature(second);
-		if (streq(label, "same")) {
-			cr_assert_str_eq(sig1, sig2, "%s and %s: same bug, other signatures", first,
-					 second);
-			same++;
-		} else {
-			cr_assert(streq(label, "different"), "%s: unknown label %s", path, label);
-			cr_assert_str_neq(sig1, sig2, "%s and %s: different bugs, same signature",
-					  first, second);
-			different++;
-		}
-	}
-	cr_assert_gt(same, 0);
-	cr_assert_gt(different, 0);
+/* The same for real-world/sealed/PAIRS, by count only: the sealed part is not looked at. */
+Test(analyse, sealed_pairs)
+{
+	CorpusScore s = score_part("real-world/sealed", NULL);
+
+	cr_assert_eq(s.pairs_right[1], s.pairs_total[1], "sealed: %u of %u same-bug pairs right",
+		     s.pairs_right[1], s.pairs_total[1]);
+	cr_assert_eq(s.pairs_right[0], s.pairs_total[0],
+		     "sealed: %u of %u different-bug pairs right", s.pairs_right[0],
+		     s.pairs_total[0]);
 }
 
 Test(analyse, signatures)

@@ -68,6 +68,7 @@ Test(parse_util, size)
 		{"0.5K", 512},
 		{"1.25K", 1280},
 		{"0.001K", 1},
+		{"0.000K", 0},
 	};
 	static const struct {
 		const char *s;
@@ -92,4 +93,15 @@ Test(parse_util, size)
 		cr_assert_eq(parse_size(bad[i].s, &v), bad[i].r, "'%s'", bad[i].s);
 		cr_assert_eq(v, 7, "changed on failure");
 	}
+}
+
+Test(parse_util, size_rounds_to_zero)
+{
+	uint64_t v = 7;
+
+	/* Not 0, yet less than a byte: no size, nor the "no limit" that 0 may be. */
+	cr_assert_eq(parse_size("0.0001K", &v), -EDOM);
+	cr_assert_eq(parse_size("0.0000001K", &v), -EDOM);
+	cr_assert_eq(parse_size("0.0000000001K", &v), -EDOM);
+	cr_assert_eq(v, 7);
 }

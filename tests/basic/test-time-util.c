@@ -83,6 +83,21 @@ Test(timespan, overflow)
 	cr_assert_eq(u, 42);
 }
 
+Test(timespan, rounds_to_zero)
+{
+	usec_t u = 42;
+
+	/* Not 0, yet less than a microsecond: no span, nor the "no limit" that 0 may be. */
+	cr_assert_eq(parse_timespan("0.0000001us", USEC_PER_SEC, &u), -EDOM);
+	cr_assert_eq(parse_timespan("0.5us", USEC_PER_SEC, &u), -EDOM);
+	cr_assert_eq(parse_timespan("0.0000001", USEC_PER_SEC, &u), -EDOM);
+	cr_assert_eq(parse_timespan("0.5us 0.0000000000001d", USEC_PER_SEC, &u), -EDOM);
+	cr_assert_eq(u, 42);
+	cr_assert_eq(span("0.000s"), 0);
+	cr_assert_eq(span("0 0.0us"), 0);
+	cr_assert_eq(span("1s 0.1us"), USEC_PER_SEC);
+}
+
 Test(timestamp, keywords, .init = utc)
 {
 	cr_assert_eq(stamp("now"), NOW);

@@ -38,7 +38,7 @@ done
 # A line of 10 MB (a log of binary junk someone pasted, a runaway printk) before a real oops:
 # the same analysis as of the oops alone, in time linear in the size.
 case=10mb-line
-oops=$top_srcdir/tests/analyse/real-world/x86_64-page-fault-2.6.38-zfs/dmesg.txt
+oops=$top_srcdir/tests/analyse/real-world/dev/x86_64-page-fault-2.6.38-zfs/dmesg.txt
 {
 	head -c $((10 * 1024 * 1024)) /dev/zero | tr '\0' 'x'
 	echo

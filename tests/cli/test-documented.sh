@@ -4,8 +4,8 @@
 # Text that cannot drift from the code:
 #  - each option that pstorectl and pstored show in --help (which they make
 #    from their option tables) is described in the same section of the man
-#    page: "Options:" in OPTIONS, "Options of VERB" in that subsection,
-#    the sources in SOURCES OF CRASHES;
+#    page: "Options:" in OPTIONS, "Matches" and "Options of VERB" in those
+#    subsections, the sources in SOURCES OF CRASHES;
 #  - each key of the configuration (as "pstorectl status --json" shows the
 #    effective one) is described in pstored.conf(5) and is in the commented
 #    pstored.conf that is installed, where uncommented lines give exactly the
@@ -53,11 +53,13 @@ check_help_in_man() {
 		errors = 0
 		section = None
 		for line in help_text.split("\n"):
-		    if re.match(r"^(Options|Sources)", line):
+		    if re.match(r"^(Options|Sources|Matches)", line):
 		        if line == "Options:":
 		            section = "OPTIONS"
 		        elif line.startswith("Sources"):
 		            section = "SOURCES OF CRASHES"
+		        elif line.startswith("Matches"):
+		            section = "Matches"
 		        else:
 		            section = "Options of " + line.split()[2].rstrip(":")
 		        body = man_section(section)

@@ -19,9 +19,10 @@ for dir in "$top_srcdir"/tests/config/cases/*; do
 	if [ -f "$dir/warnings" ]; then
 		n=$(grep -c '' "$dir/warnings")
 		{
-			# As pstored logs them: utf8_escape() shows these control characters as \xHH.
+			# As pstored logs them: utf8_escape() shows these C0 controls as \xHH, C1 as \u00HH.
 			sed "s|@CASE@|$dir|g; s|^|pstored: |" "$dir/warnings" |
-				perl -pe 's/([\x00-\x06\x0e-\x1f\x7f])/sprintf("\\x%02x", ord $1)/ge'
+				perl -pe 's/([\x00-\x06\x0e-\x1f\x7f])/sprintf("\\x%02x", ord $1)/ge;
+					s/\xc2([\x80-\x9f])/sprintf("\\u%04x", ord $1)/ge'
 			if [ "$n" = 1 ]; then
 				echo "pstored: 1 problem in the configuration: fix it (see pstored.conf(5))."
 			else

@@ -92,6 +92,8 @@ make_cert() {
 #   /fail500/   500            /throttle/  429 + Retry-After: 3600
 #   /busy/      503 + Retry-After: 120     /reject/   403 with an explanation
 #   /conflict/  409            /reset/     closes the connection unanswered
+#   /moved/ID   301 to /crashes/ID         /flood/     429 + Retry-After: 18446744073710
+#   /c1/        403 whose answer holds a C1 control (CSI, U+009B) and a byte not UTF-8
 #   /slow/      answers after 30 s
 # The access log $T/nginx/access.log has one line a request:
 #   METHOD URI STATUS CONNECTION PROTOCOL IDEMPOTENCY-KEY CONTENT-TYPE AUTHORIZATION
@@ -110,6 +112,7 @@ start_nginx() {
 		ssl_verify_client optional;"
 		fi
 	fi
+	csi=$(printf '\302\233') not_utf8=$(printf '\377')
 	# The workers must reach the private, 0700 scratch directory.
 	user=""
 	[ "$(id -u)" -ne 0 ] || user="user root root;"
@@ -161,6 +164,12 @@ start_nginx() {
 				}
 				location /reject/ { return 403 "token lacks the crash:write scope\n"; }
 				location /conflict/ { return 409 "already have it\n"; }
+				location /c1/ { return 403 "token${csi}2J refused$not_utf8\n"; }
+				location ~ ^/moved/(.*)\$ { return 301 /crashes/\$1; }
+				location /flood/ {
+					add_header Retry-After 18446744073710 always;
+					return 429 "slow down\n";
+				}
 				location /reset/ { return 444; }
 				location /slow/ { echo_sleep 30; echo "late"; }
 			}

@@ -58,6 +58,35 @@ target b busy
 pstored_upload >"$T/out" 2>&1 || :
 [ "$(count_requests '^PUT /busy/' 1)" = 1 ] || fail "503: the batch went on after it"
 
+# Retry-After: 18446744073710 (seconds, µs past 2^64): held back a day, the most honoured.
+target f flood
+before=$(now)
+pstored_upload >"$T/out" 2>&1 || :
+after=$(now)
+[ "$(count_requests '^PUT /flood/' 1)" = 1 ] || fail "huge Retry-After: the batch went on after it"
+first=$(grep '^PUT /flood/' "$T/nginx/access.log" | awk '{print $2}' | sed 's|/flood/||')
+until=$(upload_field "$first" f throttled_until)
+day=$((24 * 3600 * 1000000))
+[ "$until" -ge $((before + day)) ] && [ "$until" -le $((after + day)) ] ||
+	fail "huge Retry-After: held back until $until, not a day after $before"
+
+# 3xx: not followed, and no refusal of the crash: pending, tried again after the backoff.
+target v moved
+n=$(count_requests '^PUT /crashes/')
+before=$(now)
+! pstored_upload >"$T/out" 2>&1 || fail "a 301 counted as success"
+[ "$(upload_state "$id" v)" = pending ] || fail "301: not pending"
+[ "$(upload_field "$id" v next_attempt)" -ge $((before + 5 * 60 * 1000000)) ] ||
+	fail "301: no backoff"
+[ "$(count_requests "^PUT /moved/$id 301 " 1)" = 1 ] || fail "301: not sent once"
+[ "$(count_requests '^PUT /crashes/')" = "$n" ] || fail "301: the redirect was followed"
+want="$base/moved/$id: HTTP 301, a redirect to $base/crashes/$id, which is not followed:"
+want="$want set URL= in [Target.v] to the collector's address; tried again later"
+[ "$(upload_field "$id" v last_error)" = "$want" ] ||
+	fail "301: last_error is '$(upload_field "$id" v last_error)'"
+grep -qF "[Target.v] crash $id (" "$T/out" && grep -qF "): deferred: $want" "$T/out" ||
+	{ cat "$T/out"; fail "301: not logged as deferred, with the URL to fix"; }
+
 # 403: failed for good, with the server's answer, shown by pstorectl show.
 target r reject
 ! pstored_upload >"$T/out" 2>&1 || fail "403 counted as success"
@@ -75,6 +104,17 @@ grep -q "$failed crashes failed to upload" "$T/status" || { cat "$T/status"; fai
 n=$(count_requests '^PUT /reject/')
 pstorectl_upload >"$T/out" 2>&1 || :
 [ "$(count_requests '^PUT /reject/')" = "$n" ] || fail "403: a failed crash was retried"
+
+# An answer with a C1 control (CSI) and a byte that is not UTF-8: escaped where it is stored
+# and where it is printed, as C0 controls are.
+target e c1
+pstorectl_upload "$id" >"$T/out" 2>&1 || :
+want="$base/c1/$id: HTTP 403: token\\u009b2J refused\\xff"
+[ "$(upload_field "$id" e last_error)" = "$want" ] ||
+	fail "C1: last_error is '$(upload_field "$id" e last_error)'"
+grep -qF " $want" "$T/out" || { cat "$T/out"; fail "C1: pstorectl upload does not print it escaped"; }
+! LC_ALL=C grep -aqP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xff' "$T/out" ||
+	fail "C1: pstorectl upload printed a raw control character"
 
 # 409 on PUT: the collector has it already.
 target x conflict

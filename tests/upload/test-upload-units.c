@@ -100,7 +100,10 @@ Test(upload_policy, outcomes)
 	cr_expect_eq(upload_outcome_from_status(400, true), UPLOAD_FAILED);
 	cr_expect_eq(upload_outcome_from_status(403, true), UPLOAD_FAILED);
 	cr_expect_eq(upload_outcome_from_status(413, false), UPLOAD_FAILED);
-	cr_expect_eq(upload_outcome_from_status(301, true), UPLOAD_FAILED);
+	cr_expect_eq(upload_outcome_from_status(301, true), UPLOAD_RETRY);
+	cr_expect_eq(upload_outcome_from_status(308, false), UPLOAD_RETRY);
+	cr_expect_eq(upload_outcome_from_status(399, true), UPLOAD_RETRY);
+	cr_expect_eq(upload_outcome_from_status(404, true), UPLOAD_FAILED);
 }
 
 Test(upload_policy, backoff_doubles_and_caps)
@@ -121,6 +124,7 @@ Test(upload_policy, retry_after_wins_over_backoff)
 	cr_expect_eq(upload_next_attempt(1000, 5, 7 * USEC_PER_SEC), 1000 + 7 * USEC_PER_SEC);
 	cr_expect_eq(upload_next_attempt(1000, 1, 10 * UPLOAD_QUOTA_WINDOW_USEC),
 		     1000 + UPLOAD_QUOTA_WINDOW_USEC);
+	cr_expect_eq(upload_next_attempt(1000, 1, UINT64_MAX), 1000 + UPLOAD_QUOTA_WINDOW_USEC);
 }
 
 Test(upload_policy, quota_counts_the_last_day)

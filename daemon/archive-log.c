@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The log of the crash at hand (archive.h, LogBuffer and LogSink): assembled
+ * from its records within MaxLogSize=, or read back from the store.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "archive.h"
+#include "fs-util.h"
+#include "log.h"
+#include "macro.h"
+
+const char *log_buffer_text(const LogBuffer *b)
+{
+	return b->field ? b->field + LOG_FIELD_PREFIX_LEN : "";
+}
+
+size_t log_buffer_text_len(const LogBuffer *b)
+{
+	return b->field ? b->len - LOG_FIELD_PREFIX_LEN : 0;
+}
+
+const char *log_buffer_field(const LogBuffer *b, size_t *ret_len)
+{
+	*ret_len = b->field ? b->len : LOG_FIELD_PREFIX_LEN;
+	return b->field ?: JOURNAL_LOG_FIELD;
+}
+
+void log_buffer_reset(LogBuffer *b)
+{
+	if (b->field)
+		b->len = LOG_FIELD_PREFIX_LEN;
+}
+
+int log_buffer_reserve(LogBuffer *b, size_t more)
+{
+	size_t len = b->field ? b->len : LOG_FIELD_PREFIX_LEN, want;
+	char *p;
+
+	if (b->field && more <= b->allocated - len)
+		return 0;
+	if (more > SSIZE_MAX - len)
+		return -EFBIG;
+	want = MAX(MIN(b->allocated * 2, (size_t)SSIZE_MAX), len + more);
+	p = realloc(b->field, want);
+	if (!p)
+		return -ENOMEM;
+	if (!b->field)
+		memcpy(p, JOURNAL_LOG_FIELD, LOG_FIELD_PREFIX_LEN);
+	b->field = p;
+	b->len = len;
+	b->allocated = want;
+	return 0;
+}
+
+int log_sink_write(LogSink *l, const char *buf, size_t len)
+{
+	int r;
+
+	if (len > l->left) {
+		l->cut = true;
+		len = l->left;
+	}
+	if (len == 0)
+		return 0;
+	l->left -= len;
+	if (l->txn) {
+		r = store_txn_append(l->txn, "dmesg.txt", buf, len);
+		if (r < 0)
+			return r;
+	}
+	r = log_buffer_reserve(l->log, len);
+	if (r < 0)
+		return r;
+	memcpy(l->log->field + l->log->len, buf, len);
+	l->log->len += len;
+	return 0;
+}
+
+int read_stored_log(Archive *a, const char *id)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	size_t n;
+	int r;
+
+	log_buffer_reset(&a->log);
+	r = store_crash_path(a->store, id, "dmesg.txt", &path);
+	if (r < 0)
+		return log_oom();
+	fd = open_regular_at(AT_FDCWD, path, O_RDONLY, 0);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return log_error_errno(fd, "%s: cannot read: %m", path);
+	if (fstat(fd, &st) < 0)
+		return log_error_errno(errno, "%s: cannot read: %m", path);
+	/* One byte more than its size, to see its end in the same read. */
+	r = log_buffer_reserve(&a->log, (size_t)st.st_size + 1);
+	if (r >= 0)
+		r = read_full(fd, a->log.field + a->log.len, a->log.allocated - a->log.len, &n);
+	if (r < 0)
+		return log_error_errno(r, "%s: cannot read: %m", path);
+	a->log.len += n;
+	return 0;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Classifying lines: which line starts a report of which kind (an oops, a BUG, a WARNING, a
+ * lockup, a panic, ...), and what a panic says caused it.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "analyse-internal.h"
+
+static const char *const event_reasons[_EVENT_MAX] = {
+	[EVENT_NONE] = "unknown",
+	[EVENT_OOPS] = "oops",
+	[EVENT_BUG] = "bug",
+	[EVENT_WARNING] = "warning",
+	[EVENT_HUNG_TASK] = "hung-task",
+	[EVENT_SOFT_LOCKUP] = "soft-lockup",
+	[EVENT_HARD_LOCKUP] = "hard-lockup",
+	[EVENT_RCU_STALL] = "rcu-stall",
+	[EVENT_MCE] = "mce",
+	[EVENT_PANIC] = "panic",
+	[EVENT_EMERGENCY] = "emergency",
+	[EVENT_SHUTDOWN] = "shutdown",
+};
+
+#define SOFT_LOCKUP_TEXT "BUG: soft lockup"
+/* "Watchdog detected hard LOCKUP on cpu 1"; powerpc: "CPU 28 self-detected hard LOCKUP @ ..." */
+#define HARD_LOCKUP_TEXT "hard LOCKUP"
+/* powerpc: "watchdog: CPU 24 Hard LOCKUP", 4.15: "Watchdog CPU:42 Hard LOCKUP" */
+#define HARD_LOCKUP_TEXT2 "Hard LOCKUP"
+#define MCE_TEXT "[Hardware Error]: CPU "
+#define MCE_TEXT2 ": Machine Check"
+
+static const LogHas log_has_all = {true, true, true};
+
+/* Whether the len bytes at log hold text; log may be NULL when len is 0. */
+static bool log_contains(const char *log, size_t len, const char *text)
+{
+	size_t n = strlen(text);
+
+	return len >= n && memmem(log, len, text, n);
+}
+
+LogHas log_has(const char *log, size_t len)
+{
+	return (LogHas){
+		.soft_lockup = log_contains(log, len, SOFT_LOCKUP_TEXT),
+		.hard_lockup = log_contains(log, len, HARD_LOCKUP_TEXT) ||
+			       log_contains(log, len, HARD_LOCKUP_TEXT2),
+		.mce = log_contains(log, len, MCE_TEXT) && log_contains(log, len, MCE_TEXT2),
+	};
+}
+
+/* What line l reports; has says which texts the log holds at all. */
+Event classify_in(const Line *l, const LogHas *has)
+{
+	static const char *const oops_prefixes[] = {
+		"BUG: unable to handle",
+		"BUG: Unable to handle",
+		"BUG: kernel NULL pointer dereference",
+		"BUG: Kernel NULL pointer dereference",
+		"Oops: ",
+		"Oops - ",
+		"Oops[#",
+		"Internal error: ", /* arm, arm64: "Oops", "Oops - BUG", ": 1b", "BRK handler" */
+		"Unable to handle kernel ",
+		"general protection fault",
+		"invalid opcode: ",
+		"stack segment: ",
+		"double fault: ",
+	};
+
+	if (l->len < 6)
+		return EVENT_NONE;
+	/* arm64_serror_panic(): the registers, then "Kernel panic - not syncing: Asynchronous
+	 * SError Interrupt" */
+	if (has_prefix(l, "Kernel panic - not syncing") || has_prefix(l, "SError Interrupt on CPU"))
+		return EVENT_PANIC;
+	if (has->soft_lockup && line_find(l, SOFT_LOCKUP_TEXT))
+		return EVENT_SOFT_LOCKUP;
+	if (has->hard_lockup &&
+	    (line_find(l, HARD_LOCKUP_TEXT) || line_find(l, HARD_LOCKUP_TEXT2)) &&
+	    !has_prefix(l, "---[ end "))
+		return EVENT_HARD_LOCKUP;
+	if (has_prefix(l, "INFO: task ") && line_find(l, " blocked for more than "))
+		return EVENT_HUNG_TASK;
+	if ((has_prefix(l, "INFO: rcu_") || has_prefix(l, "rcu: INFO: rcu_")) &&
+	    line_find(l, " stall"))
+		return EVENT_RCU_STALL;
+	if (has_prefix(l, "WARNING: CPU: ") || has_prefix(l, "WARNING: at "))
+		return EVENT_WARNING;
+	if (has_prefix(l, "kernel BUG at "))
+		return EVENT_BUG;
+	for (size_t i = 0; i < ARRAY_SIZE(oops_prefixes); i++)
+		if (has_prefix(l, oops_prefixes[i]))
+			return EVENT_OOPS;
+	if (has_prefix(l, "BUG: "))
+		return EVENT_BUG;
+	if (has->mce && line_find(l, MCE_TEXT) && line_find(l, MCE_TEXT2))
+		return EVENT_MCE;
+	if (has_prefix(l, "sysrq: Resetting") || has_prefix(l, "SysRq : Resetting"))
+		return EVENT_EMERGENCY;
+	if (has_prefix(l, "reboot: Restarting system") || has_prefix(l, "reboot: Power down") ||
+	    has_prefix(l, "reboot: System halted") || line_is(l, "Restarting system.") ||
+	    line_is(l, "Power down.") || line_is(l, "System halted."))
+		return EVENT_SHUTDOWN;
+	return EVENT_NONE;
+}
+
+Event classify(const Line *l)
+{
+	return classify_in(l, &log_has_all);
+}
+
+/* What the message of a panic says caused it (EVENT_OOPS stands for an oops or a BUG). */
+Event panic_cause(const Line *l)
+{
+	if (line_find(l, "softlockup"))
+		return EVENT_SOFT_LOCKUP;
+	if (line_find(l, "hung_task"))
+		return EVENT_HUNG_TASK;
+	if (line_find(l, "Hard LOCKUP") || line_find(l, "hard LOCKUP") ||
+	    line_find(l, "hardlockup"))
+		return EVENT_HARD_LOCKUP;
+	if (line_find(l, "RCU Stall"))
+		return EVENT_RCU_STALL;
+	if (line_find(l, "achine check") || line_find(l, "broadcast exception handler"))
+		return EVENT_MCE;
+	if (line_find(l, "panic_on_warn"))
+		return EVENT_WARNING;
+	/* __schedule_bug() with panic_on_warn, after "BUG: scheduling while atomic: ..." */
+	if (line_find(l, "Fatal exception") || line_find(l, "scheduling while atomic"))
+		return EVENT_OOPS;
+	return EVENT_PANIC;
+}
+
+const char *event_reason(Event e)
+{
+	return event_reasons[e];
+}

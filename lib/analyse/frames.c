@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reading where it happened: the instruction pointer lines and the call trace frames of each
+ * architecture, and the function that a report's first line names.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "analyse-internal.h"
+
+/*
+ * Parses "+0xOFF/0xSIZE" at i in l into sym; returns where it ends, 0 if it is not there. Numbers
+ * of more than 16 digits are not offsets.
+ */
+static size_t parse_offset_size(const Line *l, size_t i, Symbol *sym)
+{
+	uint64_t v[2] = {};
+	static const char *const marks[] = {"+0x", "/0x"};
+
+	for (size_t k = 0; k < ARRAY_SIZE(marks); k++) {
+		size_t start;
+
+		if (i + 3 > l->len || memcmp(l->s + i, marks[k], 3) != 0)
+			return 0;
+		start = i += 3;
+		for (; i < l->len && is_hex(l->s[i]); i++) {
+			char c = l->s[i];
+
+			v[k] = v[k] << 4 |
+			       (uint64_t)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+		}
+		if (i == start || i - start > 16)
+			return 0;
+	}
+	sym->have_offset = true;
+	sym->offset = v[0];
+	sym->size = v[1];
+	return i;
+}
+
+/*
+ * Parses a stack frame or instruction pointer: optional address groups
+ * ("[<ffffffff8100>]", "[c000000000123456]"), an optional "? ", then
+ * "name+0xOFF/0xSIZE", an optional " [module]" and an optional
+ * " (unreliable)". Returns false if l is not that.
+ */
+bool parse_symbol(const Line *l, Symbol *ret)
+{
+	Symbol sym = {};
+	size_t i = skip_blanks(l, 0), start, j;
+
+	for (int groups = 0; groups < 3 && i < l->len && l->s[i] == '['; groups++) {
+		j = i + 1;
+		if (j < l->len && l->s[j] == '<')
+			j++;
+		j = skip_hex(l, j);
+		if (j < l->len && l->s[j] == '>')
+			j++;
+		if (j >= l->len || l->s[j] != ']' || j == i + 1)
+			break;
+		i = skip_blanks(l, j + 1);
+	}
+	if (i + 1 < l->len && l->s[i] == '?' && l->s[i + 1] == ' ') {
+		sym.unreliable = true;
+		i = skip_blanks(l, i + 2);
+	}
+	if (i < l->len && l->s[i] == '.') /* powerpc64 ELFv1 dot symbols */
+		i++;
+
+	start = i;
+	while (i < l->len && !is_blank(l->s[i]) && l->s[i] != '+' && l->s[i] != '(' &&
+	       l->s[i] != '[' && i - start <= NAME_MAX_LEN)
+		i++;
+	if (i == start || i - start > NAME_MAX_LEN)
+		return false;
+	sym.name = (Line){l->s + start, i - start};
+
+	i = parse_offset_size(l, i, &sym);
+	if (i == 0)
+		return false;
+
+	i = skip_blanks(l, i);
+	if (i < l->len && l->s[i] == '[') {
+		start = ++i;
+		while (i < l->len && l->s[i] != ']' && !is_blank(l->s[i]))
+			i++;
+		if (i > start && i - start <= NAME_MAX_LEN)
+			sym.module = (Line){l->s + start, i - start};
+	}
+	if (memmem(l->s + i, l->len - i, "(unreliable)", strlen("(unreliable)")))
+		sym.unreliable = true;
+	*ret = sym;
+	return true;
+}
+
+/*
+ * The function of an arm frame at i in l: "name", "name+0xOFF/0xSIZE" (before 3.x), either with
+ * " [module]". Returns where it ends, 0 if it is not that.
+ */
+static size_t parse_arm_symbol(const Line *l, size_t i, Symbol *ret)
+{
+	size_t start = i;
+
+	while (i < l->len && l->s[i] != ')' && l->s[i] != '+' && !is_blank(l->s[i]) &&
+	       i - start <= NAME_MAX_LEN)
+		i++;
+	if (i == start || i >= l->len || i - start > NAME_MAX_LEN)
+		return 0;
+	*ret = (Symbol){.name = {l->s + start, i - start}};
+	if (l->s[i] == '+') {
+		i = parse_offset_size(l, i, ret);
+		if (i == 0 || i >= l->len)
+			return 0;
+	}
+	if (l->s[i] == ' ' && i + 1 < l->len && l->s[i + 1] == '[') {
+		start = i += 2;
+		while (i < l->len && l->s[i] != ']' && i - start <= NAME_MAX_LEN)
+			i++;
+		if (i < l->len && i > start && i - start <= NAME_MAX_LEN)
+			ret->module = (Line){l->s + start, i - start};
+	}
+	return i;
+}
+
+/*
+ * A frame of arm's backtrace: "[<802b3ffc>] (__sanitizer_cov_trace_pc) from [<802e1324>]
+ * (trace_hardirqs_off+0x6c/0x120)": the function first, then the caller and where in it the call
+ * is (*ret_caller, when not NULL): that is the offset of the next frame, whose own line names the
+ * function alone (since 3.x) or where it starts ("(vfs_write+0x0/0x160) from", before).
+ */
+bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller)
+{
+	static const char from[] = ") from [<";
+	size_t i = skip_blanks(l, 0);
+	const char *at;
+	Symbol sym;
+	Line rest;
+
+	if (i + 2 >= l->len || l->s[i] != '[' || l->s[i + 1] != '<')
+		return false;
+	i = skip_hex(l, i + 2);
+	if (i + 4 > l->len || memcmp(l->s + i, ">] (", 4) != 0)
+		return false;
+	i = parse_arm_symbol(l, i + 4, &sym);
+	if (i == 0)
+		return false;
+	at = memmem(l->s + i, l->len - i, from, strlen(from));
+	if (!at)
+		return false;
+	/* before 3.x, "(func+0x0/0x40)": where the function starts, not where it was */
+	sym.have_offset = false;
+	if (ret_caller) {
+		*ret_caller = (Symbol){};
+		rest = (Line){at + strlen(from), (size_t)(l->s + l->len - at - strlen(from))};
+		i = skip_hex(&rest, 0);
+		if (i + 4 <= rest.len && memcmp(rest.s + i, ">] (", 4) == 0)
+			parse_arm_symbol(&rest, i + 4, ret_caller);
+	}
+	*ret = sym;
+	return true;
+}
+
+/*
+ * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
+ * powerpc, and s390's "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
+ */
+bool parse_ip_line(const Line *l, Symbol *ret)
+{
+	static const char *const prefixes[] = {
+		"RIP: ", "IP: ", "EIP: ", "EIP is at ", "pc : ", "PC is at ", "NIP [",
+	};
+
+	if (has_prefix(l, "Krnl PSW : ")) {
+		const char *open = memchr(l->s, '(', l->len);
+		Line rest;
+
+		if (!open)
+			return false;
+		rest = line_after(l, (size_t)(open - l->s) + 1);
+		return parse_symbol(&rest, ret) && !ret->unreliable;
+	}
+
+	for (size_t k = 0; k < ARRAY_SIZE(prefixes); k++) {
+		size_t n = strlen(prefixes[k]);
+		Line rest;
+		size_t i;
+
+		if (!has_prefix(l, prefixes[k]))
+			continue;
+		if (streq(prefixes[k], "NIP ["))
+			n--; /* the address group is part of the symbol syntax */
+		rest = line_after(l, n);
+		/* "RIP: 0010:func", "EIP: 0060:[<c1234567>] ..." */
+		i = skip_hex(&rest, 0);
+		if (i == 4 && i < rest.len && rest.s[i] == ':')
+			rest = line_after(&rest, i + 1);
+		return parse_symbol(&rest, ret) && !ret->unreliable;
+	}
+	return false;
+}
+
+static bool is_trace_marker(const Line *l)
+{
+	static const char *const markers[] = {
+		"<TASK>", "</TASK>", "<IRQ>",	  "</IRQ>",	"<NMI>",
+		"</NMI>", "<EOI>",   "<SOFTIRQ>", "</SOFTIRQ>",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(markers); i++)
+		if (line_is(l, markers[i]))
+			return true;
+	return has_prefix(l, "--- interrupt:");
+}
+
+/* Removes a marker that older kernels print before the first frame: "<IRQ>  [<ffff...>] ...". */
+static void line_skip_marker(Line *l)
+{
+	static const char *const markers[] = {"<IRQ>", "<NMI>", "<EOI>"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(markers); i++)
+		if (has_prefix(l, markers[i])) {
+			*l = line_after(l, strlen(markers[i]));
+			line_trim(l);
+			return;
+		}
+}
+
+/* The length of the line that starts a call trace, 0 if l does not. */
+size_t trace_header_len(const Line *l)
+{
+	static const char *const headers[] = {"Call Trace:", "Call trace:", "Backtrace:"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(headers); i++)
+		if (has_prefix(l, headers[i]))
+			return strlen(headers[i]);
+	return 0;
+}
+
+/*
+ * Lines inside a call trace that are not frames: arm's saved registers ("r7:00000000
+ * r6:82622e04") and exception stacks ("Exception stack(0xdceed458 to 0xdceed4a0)" and its
+ * "d440: 00000000 c09e0f2c" dump), s390's frames taken from a register rather than the stack
+ * ("([<000003ff8086d036>] will_oops_init+0x36/0x1000 [will_oops])", often stale), and the
+ * inlined functions of a trace decoded with decode_stacktrace.sh or syzkaller
+ * ("cpumask_first include/linux/cpumask.h:214 [inline]").
+ */
+static bool is_trace_noise(const Line *l)
+{
+	size_t i;
+
+	if (has_prefix(l, "Exception stack(") || has_prefix(l, "([<") ||
+	    (l->len > 8 && memcmp(l->s + l->len - 8, "[inline]", 8) == 0))
+		return true;
+	if (l->len > 3 && l->s[0] == 'r' && is_digit(l->s[1]))
+		return memchr(l->s, ':', MIN(l->len, (size_t)4)) != NULL;
+	i = skip_hex(l, 0);
+	return i >= 3 && i + 1 < l->len && l->s[i] == ':' && l->s[i + 1] == ' ';
+}
+
+/*
+ * The registers of an exception inside a call trace: a WARNING's invalid opcode trap
+ * ("invalid_op", then "RIP: 0010:usb_submit_urb+0x119a/0x13c0", "RSP: ...", "RAX: ...") or an
+ * interrupt, after which the frames of the context it stopped go on.
+ */
+static bool is_trace_registers(const Line *l)
+{
+	static const char *const prefixes[] = {
+		"RIP: ", "RSP: ", "RAX: ", "RDX: ", "RBP: ", "R08: ", "R10: ", "R13: ",	 "EIP: ",
+		"EAX: ", "ESI: ", "DS: ",  "CR0: ", "CR2: ", "FS: ",  "CS: ",  "Code: ",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (has_prefix(l, prefixes[i]))
+			return true;
+	return false;
+}
+
+static int analysis_add_frame(DmesgAnalysis *a, const Symbol *sym)
+{
+	DmesgFrame *frames, *f;
+	char **l;
+
+	if (a->n_frames >= DMESG_CALL_TRACE_MAX)
+		return 0;
+	l = realloc(a->call_trace, (a->n_frames + 2) * sizeof(char *));
+	if (!l)
+		return -ENOMEM;
+	a->call_trace = l;
+	frames = realloc(a->frames, (a->n_frames + 1) * sizeof(DmesgFrame));
+	if (!frames)
+		return -ENOMEM;
+	a->frames = frames;
+
+	f = &frames[a->n_frames];
+	*f = (DmesgFrame){
+		.have_offset = sym->have_offset,
+		.offset = sym->offset,
+		.size = sym->size,
+	};
+	f->function = text_dup(sym->name.s, sym->name.len, NAME_MAX_LEN);
+	if (sym->module.len > 0)
+		f->module = text_dup(sym->module.s, sym->module.len, NAME_MAX_LEN);
+	l[a->n_frames] = text_dup(sym->name.s, sym->name.len, NAME_MAX_LEN);
+	/* counted first, so that dmesg_analysis_free() frees what was made */
+	l[++a->n_frames] = NULL;
+	if (!f->function || (sym->module.len > 0 && !f->module) || !l[a->n_frames - 1])
+		return -ENOMEM;
+	return 0;
+}
+
+static bool symbol_is_generic(const Symbol *sym)
+{
+	return is_generic_frame(sym->name.s, function_base_len(sym->name.s, sym->name.len));
+}
+
+/*
+ * Reads the frames after "Call Trace:" up to the first line that is not one,
+ * and returns the first frame that is not generic in *ret_first.
+ */
+int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_t end,
+			Symbol *ret_first, bool *ret_have_first)
+{
+	Symbol caller = {};
+	int r;
+
+	*ret_have_first = false;
+	for (size_t i = start; i < end; i++) {
+		Line l = lines[i];
+		Symbol sym, next_caller = {};
+
+		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels */
+		if (i == start)
+			l = line_after(&l, trace_header_len(&l));
+		else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l))
+			continue;
+		line_skip_marker(&l);
+		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym, &next_caller)) {
+			if (i == start)
+				continue;
+			break;
+		}
+		/* arm: where the previous frame was called from, in this function */
+		if (!sym.have_offset && caller.have_offset && caller.name.len == sym.name.len &&
+		    memcmp(caller.name.s, sym.name.s, sym.name.len) == 0) {
+			sym.have_offset = true;
+			sym.offset = caller.offset;
+			sym.size = caller.size;
+		}
+		caller = next_caller;
+		if (sym.unreliable)
+			continue;
+		if (!*ret_have_first && !symbol_is_generic(&sym)) {
+			*ret_first = sym;
+			*ret_have_first = true;
+		}
+		r = analysis_add_frame(a, &sym);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * The function that the first line of a report names: "Kernel panic - not syncing:
+ * stack-protector: Kernel stack is corrupted in: func+0x7ea/0x7f0", "BUG: KASAN:
+ * slab-use-after-free in lock_timer_base+0x1d9/0x220".
+ */
+bool parse_message_symbol(const Line *l, Symbol *ret)
+{
+	static const char corrupted[] = "Kernel stack is corrupted in: ";
+	const char *at = line_find(l, corrupted);
+	Line rest;
+
+	if (at)
+		at += strlen(corrupted);
+	else if (has_prefix(l, "BUG: KASAN: ") && (at = line_find(l, " in ")))
+		at += strlen(" in ");
+	else
+		return false;
+	rest = (Line){at, (size_t)(l->s + l->len - at)};
+	return parse_symbol(&rest, ret) && !ret->unreliable;
+}
+
+/* "WARNING: CPU: 1 PID: 42 at drivers/foo.c:12 foo_probe+0x12/0x40 [foo]" */
+bool parse_warning_symbol(const Line *l, Symbol *ret)
+{
+	const char *at = line_find(l, " at ");
+	Line rest;
+	size_t i;
+
+	if (!at)
+		return false;
+	rest = (Line){at + 4, (size_t)(l->s + l->len - at - 4)};
+	for (i = 0; i < rest.len && !is_blank(rest.s[i]); i++)
+		;
+	rest = line_after(&rest, i);
+	return parse_symbol(&rest, ret) && !ret->unreliable;
+}

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Choosing the report: of all the reports in a log, the one of the cause (not of the aftermath),
+ * and reading it whole.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "analyse-internal.h"
+
+/* What one report tells, first found wins. */
+typedef struct Report {
+	const Line *task_line; /* "CPU: 0 PID: 1 Comm: sh ..." */
+	const Line *taint_line;
+	const Line *hardware_line;
+	Symbol ip;
+	bool have_ip;
+	/* the instruction pointer is that of the context an interrupt stopped, at line ip_index */
+	bool ip_interrupted;
+	size_t ip_index;
+	const Line *trace_start; /* "Call Trace:" */
+	size_t trace_index;
+} Report;
+
+/*
+ * Reads the report in lines start to end. With stalled (an RCU stall: the CPU is stuck where the
+ * timer interrupt found it), the instruction pointer after the interrupt's frames is where it
+ * happened; in other reports it is not.
+ */
+static void report_scan(Report *r, const Line *lines, size_t start, size_t end, bool stalled)
+{
+	bool in_trace = false, after_irq = false;
+
+	for (size_t i = start; i < end; i++) {
+		const Line *l = &lines[i];
+
+		if (trace_header_len(l) > 0) {
+			in_trace = true;
+			after_irq = false;
+		} else if (has_prefix(l, "---[ end "))
+			in_trace = false;
+		else if (line_is(l, "</IRQ>") || line_is(l, "<EOI>"))
+			after_irq = true;
+
+		if (!r->task_line && is_task_line(l))
+			r->task_line = l;
+		else if (!r->taint_line && is_taint_line(l))
+			r->taint_line = l;
+		else if (!r->hardware_line && has_prefix(l, "Hardware name: "))
+			r->hardware_line = l;
+		/* inside a trace, an instruction pointer is that of an interrupted context */
+		else if (!r->have_ip && (!in_trace || (stalled && after_irq)) &&
+			 parse_ip_line(l, &r->ip)) {
+			r->have_ip = true;
+			r->ip_interrupted = in_trace;
+			r->ip_index = i;
+		}
+		/* arm's unwinder prints the frames right after the stack, without a header */
+		else if (!r->trace_start &&
+			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}, NULL))) {
+			r->trace_start = l;
+			r->trace_index = i;
+		}
+	}
+}
+
+/* The line after the report that starts at start: its end marker or the next report. */
+static size_t report_end(const Line *lines, size_t n, size_t start)
+{
+	Event first = classify(&lines[start]);
+	size_t max = n - start > REPORT_LINES_MAX ? start + REPORT_LINES_MAX : n;
+
+	for (size_t i = start + 1; i < max; i++) {
+		Event e;
+
+		if (has_prefix(&lines[i], "---[ end "))
+			return i;
+		e = classify(&lines[i]);
+		if (e == EVENT_NONE)
+			continue;
+		/* "kernel BUG at ..." and "BUG: ..." come with "invalid opcode"/"Oops" lines */
+		if ((first == EVENT_OOPS || first == EVENT_BUG) &&
+		    (e == EVENT_OOPS || e == EVENT_BUG))
+			continue;
+		return i;
+	}
+	return max;
+}
+
+/* The first line of what is left of a report that ends before line end. */
+static size_t report_begin(const Line *lines, size_t end)
+{
+	size_t min = end > REPORT_LINES_MAX ? end - REPORT_LINES_MAX : 0;
+
+	for (size_t i = end; i > min; i--)
+		if (classify(&lines[i - 1]) != EVENT_NONE)
+			return i - 1;
+	return min;
+}
+
+/* The PID of the report at start: on its first line (a WARNING), else on its task line. */
+static int report_pid(const Line *lines, size_t n, size_t start)
+{
+	int pid = line_number_after(&lines[start], " PID: ");
+	size_t end;
+
+	if (pid >= 0)
+		return pid;
+	end = report_end(lines, n, start);
+	for (size_t i = start + 1; i < end; i++)
+		if (is_task_line(&lines[i]))
+			return line_number_after(&lines[i], " PID: ");
+	return -1;
+}
+
+/*
+ * Whether the report at line earlier (a WARNING, a hard lockup) caused the oops or BUG report at
+ * start: a report of the same task that follows it closely (a WARNING about freeing, then KASAN's
+ * invalid-free; powerpc's hard lockup, then the system reset its watchdog sent).
+ */
+static bool report_caused(const Line *lines, size_t n, size_t earlier, size_t start)
+{
+	int pid;
+
+	if (earlier >= start || start - earlier > REPORT_LINES_MAX)
+		return false;
+	pid = report_pid(lines, n, earlier);
+	return pid >= 0 && report_pid(lines, n, start) == pid;
+}
+
+/* The report that tells what the crash was, and the reason to give it. */
+static size_t choose_report(const size_t first[_EVENT_MAX], size_t none, Event *ret_kind)
+{
+	static const Event order[] = {
+		EVENT_HARD_LOCKUP, EVENT_SOFT_LOCKUP, EVENT_RCU_STALL, EVENT_MCE,
+		EVENT_HUNG_TASK,   EVENT_WARNING,     EVENT_EMERGENCY, EVENT_SHUTDOWN,
+	};
+	size_t oops = MIN(first[EVENT_OOPS], first[EVENT_BUG]);
+	Event oops_kind = first[EVENT_OOPS] < first[EVENT_BUG] ? EVENT_OOPS : EVENT_BUG;
+
+	if (first[EVENT_PANIC] != none) {
+		*ret_kind = EVENT_PANIC;
+		return first[EVENT_PANIC];
+	}
+	if (oops != none) {
+		*ret_kind = oops_kind;
+		return oops;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++)
+		if (first[order[i]] != none) {
+			*ret_kind = order[i];
+			return first[order[i]];
+		}
+	*ret_kind = EVENT_NONE;
+	return none;
+}
+
+static void log_scan(LogScan *scan, const Line *lines, size_t n, const LogHas *has)
+{
+	*scan = (LogScan){};
+	for (size_t k = 0; k < _EVENT_MAX; k++)
+		scan->first[k] = n;
+	for (size_t i = 0; i < n; i++) {
+		Event e = classify_in(&lines[i], has);
+
+		if (scan->first[e] == n)
+			scan->first[e] = i;
+		if (!scan->task_line && is_task_line(&lines[i]))
+			scan->task_line = &lines[i];
+		if (!scan->hardware_line && has_prefix(&lines[i], "Hardware name: "))
+			scan->hardware_line = &lines[i];
+		if (!scan->version_line && has_prefix(&lines[i], "Linux version "))
+			scan->version_line = &lines[i];
+	}
+}
+
+/*
+ * The report of the cause, not of the aftermath: the panic's own cause, the oops or BUG before
+ * it, the WARNING that led to an oops. Returns its first line (n if none) and its kind.
+ */
+static size_t choose_cause(const LogScan *scan, const Line *lines, size_t n, Event *ret_kind)
+{
+	const size_t *first = scan->first;
+	size_t oops = MIN(first[EVENT_OOPS], first[EVENT_BUG]);
+	Event oops_kind = first[EVENT_OOPS] < first[EVENT_BUG] ? EVENT_OOPS : EVENT_BUG;
+	size_t start = choose_report(first, n, ret_kind);
+
+	if (*ret_kind == EVENT_PANIC) {
+		/* A panic names its cause; the cause's own report tells more. */
+		Event cause = panic_cause(&lines[start]);
+
+		/* "KASAN: panic_on_warn set ...": KASAN and UBSAN reports panic as a WARNING
+		 * does, and the first report is the cause. */
+		if ((cause == EVENT_OOPS && oops != n) ||
+		    (cause == EVENT_WARNING && first[EVENT_WARNING] == n && oops < start)) {
+			*ret_kind = oops_kind;
+			start = oops;
+		} else if (cause != EVENT_PANIC) {
+			*ret_kind = cause;
+			if (first[cause] != n)
+				start = first[cause];
+		}
+	}
+	if (*ret_kind != EVENT_OOPS && *ret_kind != EVENT_BUG)
+		return start;
+	if (report_caused(lines, n, first[EVENT_WARNING], start)) {
+		*ret_kind = EVENT_WARNING;
+		start = first[EVENT_WARNING];
+	} else if (report_caused(lines, n, first[EVENT_HARD_LOCKUP], start)) {
+		*ret_kind = EVENT_HARD_LOCKUP;
+		start = first[EVENT_HARD_LOCKUP];
+	}
+	return start;
+}
+
+/* The lines of the report at start (not n) of the given kind, and of what it ran into. */
+static void report_read(Report *report, const Line *lines, size_t n, size_t start, Event kind)
+{
+	bool stalled = kind == EVENT_RCU_STALL;
+	size_t end = report_end(lines, n, start);
+
+	report_scan(report, lines, start, end, stalled);
+	/* A report cut short by the panic it caused ("panic_on_warn set ..."): the panic's own
+	 * dump shows the same task. */
+	if (end < n && classify(&lines[end]) == EVENT_PANIC)
+		report_scan(report, lines, end, report_end(lines, n, end), stalled);
+	/* A panic whose cause was cut off the start of the log ("Fatal exception"): what is left
+	 * of that report is before the panic line. */
+	if (kind != EVENT_PANIC && classify(&lines[start]) == EVENT_PANIC)
+		report_scan(report, lines, report_begin(lines, start), start, stalled);
+	/* arm64's "kernel stack overflow" panics after the registers of the overflow */
+	else if (kind == EVENT_PANIC && line_find(&lines[start], "stack overflow"))
+		report_scan(report, lines, report_begin(lines, start), start, stalled);
+
+	/* A stalled CPU's frames are those of the context it was stuck in, after the registers
+	 * there. */
+	if (report->ip_interrupted)
+		for (size_t i = report->ip_index + 1; i < end; i++)
+			if (parse_symbol(&lines[i], &(Symbol){})) {
+				report->trace_start = &lines[i];
+				report->trace_index = i;
+				break;
+			}
+}
+
+/*
+ * Where it happened: the function the report's first line names, the instruction pointer, else
+ * the WARNING line, else the first frame of the trace that is not the reporting machinery
+ * (panic(), ...).
+ */
+static int analysis_read_function(DmesgAnalysis *a, const Line *first_line, const Report *report,
+				  const Symbol *frame)
+{
+	Symbol sym = {};
+	int r;
+
+	if (!parse_message_symbol(first_line, &sym)) {
+		if (report->have_ip)
+			sym = report->ip;
+		else if (!(classify(first_line) == EVENT_WARNING &&
+			   parse_warning_symbol(first_line, &sym)) &&
+			 frame)
+			sym = *frame;
+	}
+	if (sym.name.len > 0) {
+		r = set_text(&a->function, sym.name.s, sym.name.len, NAME_MAX_LEN);
+		if (r < 0)
+			return r;
+	}
+	if (sym.module.len > 0)
+		return set_text(&a->module, sym.module.s, sym.module.len, NAME_MAX_LEN);
+	return 0;
+}
+
+/*
+ * A hard lockup that another CPU detected ("Watchdog detected hard LOCKUP on cpu 0" in the report
+ * of CPU 7, the buddy detector's): the report's frames are the detector's, and where the locked
+ * CPU was is not in it.
+ */
+static bool is_lockup_of_other_cpu(const Line *first_line, const Line *task_line)
+{
+	int locked = line_number_after(first_line, "LOCKUP on cpu ");
+
+	return locked >= 0 && task_line && has_prefix(task_line, "CPU: ") &&
+	       line_number_after(task_line, "CPU: ") != locked;
+}
+
+/* What the report at start says: its message, task, trace, function, taint and hardware. */
+static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, size_t start,
+				Event kind, const Line **ret_hardware_line)
+{
+	Report report = {};
+	Symbol frame = {};
+	bool have_frame = false;
+	int r;
+
+	r = set_text(&a->message, lines[start].s, lines[start].len, TEXT_MAX_LEN);
+	if (r < 0)
+		return r;
+	r = analysis_read_event_task(a, classify(&lines[start]), &lines[start]);
+	if (r < 0)
+		return r;
+	report_read(&report, lines, n, start, kind);
+	if (report.trace_start) {
+		r = analysis_read_trace(a, lines, report.trace_index, n, &frame, &have_frame);
+		if (r < 0)
+			return r;
+	}
+	if (!is_lockup_of_other_cpu(&lines[start], report.task_line)) {
+		r = analysis_read_function(a, &lines[start], &report, have_frame ? &frame : NULL);
+		if (r < 0)
+			return r;
+	}
+	if (report.task_line) {
+		r = analysis_read_task_line(a, report.task_line, true);
+		if (r < 0)
+			return r;
+	}
+	if (report.taint_line) {
+		r = analysis_read_taint(a, report.taint_line);
+		if (r < 0)
+			return r;
+	}
+	if (report.hardware_line)
+		*ret_hardware_line = report.hardware_line;
+	return 0;
+}
+
+int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const LogHas *has)
+{
+	LogScan scan;
+	const Line *hardware_line;
+	size_t start;
+	Event kind;
+	int r;
+
+	log_scan(&scan, lines, n, has);
+	hardware_line = scan.hardware_line;
+	start = choose_cause(&scan, lines, n, &kind);
+	a->reason = strdup(event_reason(kind));
+	if (!a->reason)
+		return -ENOMEM;
+	if (start < n) {
+		r = analysis_read_report(a, lines, n, start, kind, &hardware_line);
+		if (r < 0)
+			return r;
+	}
+	r = analysis_read_elsewhere(a, &scan, hardware_line);
+	if (r < 0)
+		return r;
+	return dmesg_analysis_sign(a);
+}

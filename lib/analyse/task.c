@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Reading who and what ran: the task line ("CPU: 0 PID: 1 Comm: sh Not tainted 6.1.0 #1"), the
+ * taint flags, the kernel version and the hardware.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "analyse-internal.h"
+
+/* "CPU: 0 PID: 1 Comm: sh ...", 2.6's "Pid: 1, comm: sh ...", 32-bit powerpc's
+ * "TASK = cfa5d000[950] 'bash' THREAD: cf9ce000" */
+bool is_task_line(const Line *l)
+{
+	return (has_prefix(l, "CPU: ") && line_find(l, " PID: ") && line_find(l, " Comm: ")) ||
+	       (has_prefix(l, "Pid: ") && line_find(l, ", comm: ")) ||
+	       (has_prefix(l, "TASK = ") && line_find(l, "] '"));
+}
+
+/* powerpc's "REGS: cf9cfe40 TRAP: 0300 Not tainted (2.6.25-rc2)" */
+bool is_taint_line(const Line *l)
+{
+	return has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ") ||
+	       (has_prefix(l, "REGS: ") &&
+		(line_find(l, " Not tainted") || line_find(l, " Tainted:")));
+}
+
+/*
+ * Reads "Not tainted 6.1.0-18-amd64 #1 ...", "Tainted: G      D W  O      6.1.0 #1 ..." or, after
+ * powerpc's "REGS: ... TRAP: 0300 ", "Not tainted (2.6.25-rc2)".
+ */
+int analysis_read_taint(DmesgAnalysis *a, const Line *line)
+{
+	const char *t = NULL;
+	Line rest = *line;
+	const Line *l = &rest;
+	char letters[33];
+	size_t n = 0, i;
+	bool tainted;
+
+	if (has_prefix(line, "REGS: ") &&
+	    ((t = line_find(line, " Not tainted")) || (t = line_find(line, " Tainted:"))))
+		rest = (Line){t + 1, (size_t)(line->s + line->len - t - 1)};
+	if (has_prefix(l, "Not tainted"))
+		i = strlen("Not tainted"), tainted = false;
+	else if (has_prefix(l, "Tainted:"))
+		i = strlen("Tainted:"), tainted = true;
+	else
+		return 0;
+
+	/* Taint columns are upper-case letters or blanks; the version starts with a digit, in
+	 * parentheses on powerpc. */
+	for (; i < l->len && !is_digit(l->s[i]) && l->s[i] != '('; i++) {
+		if (!tainted)
+			break;
+		if (l->s[i] >= 'A' && l->s[i] <= 'Z') {
+			if (n < sizeof(letters) - 1)
+				letters[n++] = l->s[i];
+		} else if (!is_blank(l->s[i]) && l->s[i] != '-') /* RHEL 6 pads with dashes */
+			return 0;				 /* not a taint string */
+	}
+	i = skip_blanks(l, i);
+	if (i < l->len && l->s[i] == '(')
+		i++;
+	letters[n] = '\0';
+	if (!a->taint) {
+		a->taint = strdup(letters);
+		if (!a->taint)
+			return -ENOMEM;
+	}
+	if (i < l->len && is_digit(l->s[i])) {
+		size_t start = i;
+
+		while (i < l->len && !is_blank(l->s[i]) && l->s[i] != ')')
+			i++;
+		return set_text(&a->kernel_version, l->s + start, i - start, NAME_MAX_LEN);
+	}
+	return 0;
+}
+
+static int parse_pid(const char *s, size_t len)
+{
+	long v = 0;
+
+	if (len == 0 || len > 9)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (!is_digit(s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return (int)v;
+}
+
+/* "TASK = cfa5d000[950] 'bash' THREAD: cf9ce000" */
+static int analysis_read_ppc_task(DmesgAnalysis *a, const Line *l)
+{
+	const char *open = memchr(l->s, '[', l->len), *quote = line_find(l, "] '"), *end;
+
+	if (!open || !quote || open > quote || a->comm)
+		return 0;
+	end = memchr(quote + 3, '\'', (size_t)(l->s + l->len - quote - 3));
+	if (!end)
+		return 0;
+	a->comm = text_dup(quote + 3, (size_t)(end - quote - 3), NAME_MAX_LEN);
+	if (!a->comm)
+		return -ENOMEM;
+	a->pid = parse_pid(open + 1, (size_t)(quote - open - 1));
+	return 0;
+}
+
+/* "CPU: 0 PID: 1 Comm: sh Not tainted 6.1.0 #1 ..." or "Pid: 1, comm: sh Tainted: ...". */
+int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_task)
+{
+	const char *pid_at, *comm_at, *end = l->s + l->len, *t;
+	size_t pid_len = 0;
+	Line rest;
+
+	if (has_prefix(l, "TASK = "))
+		return take_task ? analysis_read_ppc_task(a, l) : 0;
+	if (has_prefix(l, "CPU: ")) {
+		pid_at = line_find(l, " PID: ") + strlen(" PID: ");
+		comm_at = line_find(l, " Comm: ") + strlen(" Comm: ");
+	} else {
+		pid_at = l->s + strlen("Pid: ");
+		comm_at = line_find(l, ", comm: ") + strlen(", comm: ");
+	}
+	while (pid_at + pid_len < end && is_digit(pid_at[pid_len]))
+		pid_len++;
+	if (comm_at < pid_at)
+		return 0;
+
+	rest = (Line){comm_at, (size_t)(end - comm_at)};
+	t = line_find(&rest, " Not tainted");
+	if (!t)
+		t = line_find(&rest, " Tainted:");
+	if (!t)
+		return 0;
+	if (take_task && !a->comm) {
+		/* dump_stack_print_info() puts "Kdump: loaded" between comm and taint */
+		const char *kdump = line_find(&rest, " Kdump: loaded");
+		const char *comm_end = kdump && kdump < t ? kdump : t;
+
+		a->comm = text_dup(comm_at, (size_t)(comm_end - comm_at), NAME_MAX_LEN);
+		if (!a->comm)
+			return -ENOMEM;
+		a->pid = parse_pid(pid_at, pid_len);
+	}
+	rest = (Line){t + 1, (size_t)(end - t - 1)};
+	return analysis_read_taint(a, &rest);
+}
+
+/* "INFO: task kworker/0:1:15 blocked ..." and "... stuck for 22s! [kworker/0:1:15]" */
+static int analysis_read_comm_pid(DmesgAnalysis *a, const char *s, size_t len)
+{
+	const char *colon = NULL;
+
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == ':')
+			colon = s + i;
+	if (!colon || colon == s)
+		return 0;
+	a->pid = parse_pid(colon + 1, (size_t)(s + len - colon - 1));
+	if (a->pid < 0)
+		return 0;
+	a->comm = text_dup(s, (size_t)(colon - s), NAME_MAX_LEN);
+	return a->comm ? 0 : -ENOMEM;
+}
+
+int analysis_read_event_task(DmesgAnalysis *a, Event kind, const Line *l)
+{
+	if (kind == EVENT_HUNG_TASK && has_prefix(l, "INFO: task ")) {
+		/* after the prefix: "INFO: task blocked for more than" names no task */
+		const Line rest = line_after(l, strlen("INFO: task "));
+		const char *e = line_find(&rest, " blocked for more than ");
+
+		return e ? analysis_read_comm_pid(a, rest.s, (size_t)(e - rest.s)) : 0;
+	}
+	if (kind == EVENT_SOFT_LOCKUP && l->len > 2 && l->s[l->len - 1] == ']') {
+		const char *open = memrchr(l->s, '[', l->len);
+
+		if (open)
+			return analysis_read_comm_pid(a, open + 1,
+						      (size_t)(l->s + l->len - open - 2));
+	}
+	return 0;
+}
+
+/* The number after prefix in l, -1 if none. */
+int line_number_after(const Line *l, const char *prefix)
+{
+	const char *p = line_find(l, prefix);
+	size_t n = 0;
+
+	if (!p)
+		return -1;
+	p += strlen(prefix);
+	while (p + n < l->s + l->len && is_digit(p[n]))
+		n++;
+	return parse_pid(p, n);
+}
+
+/* From elsewhere in the log, what the report did not say: task, kernel version, hardware. */
+int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *hardware_line)
+{
+	int r;
+
+	if (scan->task_line) {
+		r = analysis_read_task_line(a, scan->task_line, false);
+		if (r < 0)
+			return r;
+	}
+	if (!a->kernel_version && scan->version_line) {
+		Line rest = line_after(scan->version_line, strlen("Linux version "));
+		size_t i = 0;
+
+		while (i < rest.len && !is_blank(rest.s[i]))
+			i++;
+		r = set_text(&a->kernel_version, rest.s, i, NAME_MAX_LEN);
+		if (r < 0)
+			return r;
+	}
+	if (hardware_line) {
+		Line rest = line_after(hardware_line, strlen("Hardware name: "));
+
+		return set_text(&a->hardware, rest.s, rest.len, TEXT_MAX_LEN);
+	}
+	return 0;
+}
