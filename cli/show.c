@@ -160,9 +160,9 @@ static void show_crash(json_t *crash, const char *path)
 	print_call_trace(a);
 }
 
-static const struct option show_option_table[] = {MATCH_OPTIONS, {}};
+static const OptionSpec show_option_table[] = {{}};
 
-const VerbOptions show_options = {show_option_table, MATCH_SHORTOPTS, match_parse_option};
+const VerbOptions show_options = {show_option_table, match_options, match_parse_option};
 
 int verb_show(int argc, char *argv[])
 {
