@@ -116,8 +116,9 @@ static const char *crashed_boot(Archive *a, uint64_t time, char buf[static SD_ID
 		a->boots_listed = true;
 		r = journal_list_boots(&a->journal_reader, &a->boots, &a->n_boots);
 		if (r < 0)
-			log_debug_errno(r, "Failed to list the boots of the journal, crashes get no "
-					   "crashed boot: %m");
+			log_debug_errno(r,
+					"Failed to list the boots of the journal, crashes get no "
+					"crashed boot: %m");
 	}
 	b = journal_boot_at(a->boots, a->n_boots, time, now_usec());
 	return b ? sd_id128_to_string(b->id, buf) : NULL;
