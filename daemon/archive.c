@@ -40,6 +40,7 @@
 static void archive_done(Archive *a)
 {
 	sd_journal_close(a->journal_reader);
+	free(a->boots);
 	json_decref(a->summaries);
 	store_free(a->store);
 	pstore_scan_free(a->scan);

@@ -117,7 +117,9 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	r = split_lines(log, len, &lines, &n);
 	if (r < 0)
 		return r;
-	r = join_wrapped_task_lines(lines, n, &joined);
+	/* quoted-printable: "=3D" for '=', "=20" for a blank at the end of a line */
+	r = join_wrapped_lines(
+		lines, n, log_contains(log, len, "=3D") || log_contains(log, len, "=20"), &joined);
 	if (r < 0)
 		return r;
 	has = log_has(log, len);

@@ -41,6 +41,44 @@ static size_t parse_offset_size(const Line *l, size_t i, Symbol *sym)
 }
 
 /*
+ * After a function name at i, the source of a trace that scripts/decode_stacktrace.sh decoded:
+ * " (fs/x.c:225 fs/x.c:322)", a file (with a dot) and a line number. Returns where it ends, after
+ * the ")", 0 if it is not that.
+ */
+static size_t decoded_source_end(const Line *l, size_t i)
+{
+	const char *colon;
+	size_t depth = 0, j;
+
+	if (i + 2 >= l->len || l->s[i] != ' ' || l->s[i + 1] != '(')
+		return 0;
+	/* "(kernel/sched/core.c:7244 (discriminator 13))" */
+	for (j = i + 1; j < l->len; j++) {
+		depth += l->s[j] == '(';
+		depth -= l->s[j] == ')';
+		if (depth == 0)
+			break;
+	}
+	colon = memchr(l->s + i, ':', l->len - i);
+	if (j == l->len || !colon || (size_t)(colon - l->s) > j || !is_digit(colon[1]) ||
+	    !memchr(l->s + i, '.', (size_t)(colon - l->s) - i))
+		return 0;
+	return j + 1;
+}
+
+/* The module after a decoded source: the one word that ends the line, if there is one. */
+static Line decoded_module(const Line *l, size_t i)
+{
+	size_t start = skip_blanks(l, i), end = start;
+
+	while (end < l->len && !is_blank(l->s[end]))
+		end++;
+	if (end == start || skip_blanks(l, end) < l->len || end - start > NAME_MAX_LEN)
+		return (Line){};
+	return (Line){l->s + start, end - start};
+}
+
+/*
  * Parses a stack frame or instruction pointer: optional address groups
  * ("[<ffffffff8100>]", "[c000000000123456]"), an optional "? ", then
  * "name+0xOFF/0xSIZE", an optional " [module]" and an optional
@@ -77,11 +115,17 @@ bool parse_symbol(const Line *l, Symbol *ret)
 		return false;
 	sym.name = (Line){l->s + start, i - start};
 
-	i = parse_offset_size(l, i, &sym);
-	if (i == 0)
-		return false;
-
-	i = skip_blanks(l, i);
+	j = parse_offset_size(l, i, &sym);
+	if (j == 0) {
+		/* decoded: "func (fs/x.c:225 fs/x.c:322) module", no offset */
+		j = decoded_source_end(l, i);
+		if (j == 0)
+			return false;
+		sym.module = decoded_module(l, j);
+		*ret = sym;
+		return true;
+	}
+	i = skip_blanks(l, j);
 	if (i < l->len && l->s[i] == '[') {
 		start = ++i;
 		while (i < l->len && l->s[i] != ']' && !is_blank(l->s[i]))
@@ -138,26 +182,37 @@ bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller)
 	Symbol sym;
 	Line rest;
 
-	if (i + 2 >= l->len || l->s[i] != '[' || l->s[i + 1] != '<')
-		return false;
-	i = skip_hex(l, i + 2);
-	if (i + 4 > l->len || memcmp(l->s + i, ">] (", 4) != 0)
-		return false;
-	i = parse_arm_symbol(l, i + 4, &sym);
-	if (i == 0)
-		return false;
-	at = memmem(l->s + i, l->len - i, from, strlen(from));
-	if (!at)
-		return false;
-	/* before 3.x, "(func+0x0/0x40)": where the function starts, not where it was */
-	sym.have_offset = false;
-	if (ret_caller) {
-		*ret_caller = (Symbol){};
-		rest = (Line){at + strlen(from), (size_t)(l->s + l->len - at - strlen(from))};
-		i = skip_hex(&rest, 0);
-		if (i + 4 <= rest.len && memcmp(rest.s + i, ">] (", 4) == 0)
-			parse_arm_symbol(&rest, i + 4, ret_caller);
+	if (i + 2 < l->len && l->s[i] == '[' && l->s[i + 1] == '<') {
+		i = skip_hex(l, i + 2);
+		if (i + 4 > l->len || memcmp(l->s + i, ">] (", 4) != 0)
+			return false;
+		i = parse_arm_symbol(l, i + 4, &sym);
+		if (i == 0)
+			return false;
+		at = memmem(l->s + i, l->len - i, from, strlen(from));
+		if (!at)
+			return false;
+		/* before 3.x, "(func+0x0/0x40)": where the function starts, not where it was */
+		sym.have_offset = false;
+		if (ret_caller) {
+			*ret_caller = (Symbol){};
+			rest = (Line){at + strlen(from),
+				      (size_t)(l->s + l->len - at - strlen(from))};
+			i = skip_hex(&rest, 0);
+			if (i + 4 <= rest.len && memcmp(rest.s + i, ">] (", 4) == 0)
+				parse_arm_symbol(&rest, i + 4, ret_caller);
+		}
+		*ret = sym;
+		return true;
 	}
+
+	/* since 5.17 without addresses: "unwind_backtrace from show_stack+0x18/0x1c" */
+	i = parse_arm_symbol(l, i, &sym);
+	if (i == 0 || sym.have_offset || i + 6 > l->len || memcmp(l->s + i, " from ", 6) != 0)
+		return false;
+	rest = line_after(l, i + 6);
+	if (!parse_symbol(&rest, ret_caller ?: &(Symbol){}))
+		return false;
 	*ret = sym;
 	return true;
 }
@@ -244,7 +299,8 @@ size_t trace_header_len(const Line *l)
  * "d440: 00000000 c09e0f2c" dump), s390's frames taken from a register rather than the stack
  * ("([<000003ff8086d036>] will_oops_init+0x36/0x1000 [will_oops])", often stale), and the
  * inlined functions of a trace decoded with decode_stacktrace.sh or syzkaller
- * ("cpumask_first include/linux/cpumask.h:214 [inline]").
+ * ("cpumask_first include/linux/cpumask.h:214 [inline]"), and the "All code" and "Code starting
+ * with the faulting instruction" disassembly it adds.
  */
 static bool is_trace_noise(const Line *l)
 {
@@ -255,8 +311,15 @@ static bool is_trace_noise(const Line *l)
 		return true;
 	if (l->len > 3 && l->s[0] == 'r' && is_digit(l->s[1]))
 		return memchr(l->s, ':', MIN(l->len, (size_t)4)) != NULL;
+	if (line_is(l, "All code") ||
+	    has_prefix(l, "Code starting with the faulting instruction") ||
+	    has_prefix(l, "========"))
+		return true;
 	i = skip_hex(l, 0);
-	return i >= 3 && i + 1 < l->len && l->s[i] == ':' && l->s[i + 1] == ' ';
+	/* "d440: 00000000 c09e0f2c", and the disassembly of a decoded trace: "2a:*\t48 8b a8" */
+	return (i >= 3 && i + 1 < l->len && l->s[i] == ':' && l->s[i + 1] == ' ') ||
+	       (i >= 1 && i + 1 < l->len && l->s[i] == ':' &&
+		(l->s[i + 1] == '\t' || l->s[i + 1] == '*'));
 }
 
 /*
@@ -310,6 +373,46 @@ static int analysis_add_frame(DmesgAnalysis *a, const Symbol *sym)
 	return 0;
 }
 
+/*
+ * A frame that the kernel could not name, an address alone: powerpc's "[c000000010ff3a30]
+ * [c000000010ff3ad0] 0xc000000010ff3ad0 (unreliable)", x86's " [<ffffffffa0001234>]
+ * 0xffffffffa0001234". The trace goes on after it.
+ */
+static bool is_unnamed_frame(const Line *l)
+{
+	size_t i = 0, j;
+
+	for (int groups = 0; groups < 3 && i < l->len && l->s[i] == '['; groups++) {
+		j = skip_hex(l, i + 1 + (i + 1 < l->len && l->s[i + 1] == '<'));
+		j += j < l->len && l->s[j] == '>';
+		if (j >= l->len || l->s[j] != ']')
+			return false;
+		i = skip_blanks(l, j + 1);
+	}
+	if (i == 0 || i + 2 >= l->len || l->s[i] != '0' || l->s[i + 1] != 'x')
+		return false;
+	j = skip_hex(l, i + 2);
+	return j > i + 2 && (j == l->len || is_blank(l->s[j]));
+}
+
+/*
+ * The checks and reports that KASAN, HWASan and KMSAN compile into every memory access
+ * ("__asan_load8", "__hwasan_check_x1_67043328", "kasan_check_range", "__kasan_report"): they
+ * are where a bug is found, not where it is.
+ */
+bool is_sanitizer_helper(const Line *name)
+{
+	static const char *const prefixes[] = {
+		"__asan_", "__hwasan_",		  "__kasan_", "kasan_", "__msan_",
+		"kmsan_",  "check_memory_region",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (has_prefix(name, prefixes[i]))
+			return true;
+	return false;
+}
+
 static bool symbol_is_generic(const Symbol *sym)
 {
 	return is_generic_frame(sym->name.s, function_base_len(sym->name.s, sym->name.len));
@@ -336,6 +439,8 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 		else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l))
 			continue;
 		line_skip_marker(&l);
+		if (is_unnamed_frame(&l))
+			continue;
 		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym, &next_caller)) {
 			if (i == start)
 				continue;
@@ -351,7 +456,8 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 		caller = next_caller;
 		if (sym.unreliable)
 			continue;
-		if (!*ret_have_first && !symbol_is_generic(&sym)) {
+		if (!*ret_have_first && !symbol_is_generic(&sym) &&
+		    !is_sanitizer_helper(&sym.name)) {
 			*ret_first = sym;
 			*ret_have_first = true;
 		}
@@ -383,7 +489,8 @@ bool parse_message_symbol(const Line *l, Symbol *ret)
 	return parse_symbol(&rest, ret) && !ret->unreliable;
 }
 
-/* "WARNING: CPU: 1 PID: 42 at drivers/foo.c:12 foo_probe+0x12/0x40 [foo]" */
+/* "WARNING: CPU: 1 PID: 42 at drivers/foo.c:12 foo_probe+0x12/0x40 [foo]", since 6.16
+ * "WARNING: drivers/foo.c:12 at foo_probe+0x12/0x40 [foo], CPU#1: comm/42" */
 bool parse_warning_symbol(const Line *l, Symbol *ret)
 {
 	const char *at = line_find(l, " at ");
@@ -393,6 +500,8 @@ bool parse_warning_symbol(const Line *l, Symbol *ret)
 	if (!at)
 		return false;
 	rest = (Line){at + 4, (size_t)(l->s + l->len - at - 4)};
+	if (parse_symbol(&rest, ret) && !ret->unreliable)
+		return true;
 	for (i = 0; i < rest.len && !is_blank(rest.s[i]); i++)
 		;
 	rest = line_after(&rest, i);

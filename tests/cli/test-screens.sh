@@ -10,7 +10,7 @@
 #   columns   the terminal's width (its height is 50 lines)
 #   screen    what the terminal receives, whole: colours included, with the
 #             store's path as STORE and the archiving run's time and boot
-#             as ARCHIVED and BOOT
+#             as ARCHIVED
 #   env       NAME=VALUE lines added to the environment, if the file exists
 # With PSTORED_UPDATE_SCREENS=1 the screens are written instead of compared
 # (then read the diff before committing it).
@@ -43,10 +43,9 @@ screen() {
 	script -qec "stty cols $columns rows 50 -onlcr; $cmd" /dev/null </dev/null
 }
 
-# normalize: the store's path, the archiving time and boot made fixed words.
+# normalize: the store's path, and the archiving time and boot, made fixed words.
 normalize() {
-	sed -E -e "s|$store|STORE|g" -e 's/^( +Archived: ).*/\1ARCHIVED/' \
-		-e 's/^( +Boot ID: ).*/\1BOOT/' -e 's/^( +Archived by boot: ).*/\1BOOT/'
+	sed -E -e "s|$store|STORE|g" -e 's/^( +Archived: ).*/\1ARCHIVED/'
 }
 
 for dir in "$screens"/*/; do
