@@ -92,6 +92,9 @@ static void add_crash(Store *s, int i)
 			  i == 5 ? "bash" : "kworker/0:1", "upload", "collector", "state",
 			  i % 5 == 0 ? "pending" : "sent", "attempts", 1, "last_error", "none");
 	cr_assert_not_null(crash);
+	/* crash 7, the hardware error, was corrected. */
+	if (i == 7)
+		cr_assert_eq(json_object_set_new(crash, "severity", json_string("corrected")), 0);
 	/* crash 3's log is not valid UTF-8. */
 	if (i == 3)
 		cr_assert_eq(store_txn_write_file(t, "dmesg.txt", "bad \xff byte\n", 11), 0);
@@ -607,6 +610,27 @@ Test(pstorectl, show_dmesg_export_without_id_take_the_newest)
 	cr_assert_eq(none.status, 1);
 	cr_assert_str_eq(none.out, "");
 	cr_assert_str_eq(none.err, "pstorectl: No crashes found.\n");
+}
+
+/* SYSTEMD_COLORS=1 colours also what is not a terminal, as journalctl does; NO_COLOR wins. */
+Test(pstorectl, list_colours_by_severity)
+{
+	Run corrected, panic, oops, no_color;
+
+	setenv("SYSTEMD_COLORS", "1", 1);
+	corrected = RUN("list", "--no-legend", "--kind=hardware-error");
+	panic = RUN("list", "--no-legend", "--reason=panic", "-1");
+	oops = RUN("list", "--no-legend", "--reason=oops", "-1");
+	setenv("NO_COLOR", "1", 1);
+	no_color = RUN("list", "--no-legend", "--reason=panic", "-1");
+	unsetenv("NO_COLOR");
+	unsetenv("SYSTEMD_COLORS");
+
+	cr_assert_not_null(strstr(corrected.out, "  \x1b[0;38;5;245moops\x1b[0m  "), "%s",
+			   corrected.out);
+	cr_assert_not_null(strstr(panic.out, "  \x1b[0;1;31mpanic\x1b[0m  "), "%s", panic.out);
+	cr_assert_null(strchr(oops.out, '\x1b'), "%s", oops.out);
+	cr_assert_null(strchr(no_color.out, '\x1b'), "%s", no_color.out);
 }
 
 Test(pstorectl, list_footer_counts_one_in_the_singular)

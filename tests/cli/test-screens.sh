@@ -101,7 +101,7 @@ screen 80 env PSTORECTL_PAGER=less timeout 60 "$PSTORECTL" --store-dir="$store" 
 	>"$tmp/less" || rc=$?
 check "less quits when the list fits one screen" grep -q '^3 crashes listed\.' \
 	<(sed -E 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1b[=>]//g; s/\r//g' "$tmp/less")
-check "less: not killed by timeout" eq "$(tail -c 200 "$tmp/less" | grep -c 'Terminated')" 0
+check "less: exits by itself, not after the timeout" eq "$rc" 0
 screen 80 env PSTORECTL_PAGER='echo "LESS=$LESS" >&2; cat >/dev/null' \
 	"$PSTORECTL" --store-dir="$store" list >"$tmp/less-env"
 check "LESS defaults to FRXMK" grep -q '^LESS=FRXMK$' "$tmp/less-env"
