@@ -35,6 +35,8 @@ typedef struct Line {
 	size_t len;
 	/* no prefix was removed from it: in a log whose lines have one, not the kernel's */
 	bool bare;
+	/* its text was joined to the line before (join_wrapped_lines()), and it is empty */
+	bool continued;
 } Line;
 
 typedef enum Event {
