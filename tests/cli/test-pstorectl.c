@@ -769,11 +769,16 @@ Test(pstorectl, bad_ids)
 
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
 		Run none = RUN(verbs[i], "ffffffff-ffff-ffff-ffff-ffffffffffff");
-		Run bad = RUN(verbs[i], "not/an/id");
+		Run bad = RUN(verbs[i], "not/an/id"), zz = RUN(verbs[i], "zz");
 
 		cr_assert_eq(none.status, 1);
 		cr_assert_not_null(strstr(none.err, "No crash with id"), "%s", none.err);
 		cr_assert_eq(bad.status, 1);
+		/* Not the store's "Invalid argument": what is wrong is the id. */
+		cr_assert_eq(zz.status, 1);
+		cr_assert_str_eq(zz.err, "pstorectl: 'zz' is not a valid crash id: ids are hexadecimal "
+					 "digits and dashes, as 'pstorectl list' shows them, and "
+					 "their start is enough.\n");
 	}
 	/* delete takes no default crash: show, dmesg and export take the newest. */
 	cr_assert_eq(missing.status, 1);
