@@ -79,6 +79,53 @@ static Line decoded_module(const Line *l, size_t i)
 }
 
 /*
+ * x86-64 before 2.6.2x: "<ffffffffa00a8f0c>{:ext3:ext3_journal_start_sb+44}", the module between
+ * colons and the offset in decimal (or "{func+0x2c/0x90}"), several frames to a trace line.
+ * Returns where the frame at i ends, after the '}', 0 if it is not one.
+ */
+static size_t parse_brace_symbol(const Line *l, size_t i, Symbol *ret)
+{
+	Symbol sym = {};
+	size_t start, j;
+	uint64_t off = 0;
+
+	if (i >= l->len || l->s[i] != '<')
+		return 0;
+	j = skip_hex(l, i + 1);
+	if (j == i + 1 || j + 2 >= l->len || l->s[j] != '>' || l->s[j + 1] != '{')
+		return 0;
+	i = j + 2;
+	if (l->s[i] == ':') {
+		start = ++i;
+		while (i < l->len && l->s[i] != ':' && l->s[i] != '}' && i - start <= NAME_MAX_LEN)
+			i++;
+		if (i >= l->len || l->s[i] != ':' || i == start || i - start > NAME_MAX_LEN)
+			return 0;
+		sym.module = (Line){l->s + start, i - start};
+		i++;
+	}
+	start = i;
+	while (i < l->len && l->s[i] != '+' && l->s[i] != '}' && !is_blank(l->s[i]) &&
+	       i - start <= NAME_MAX_LEN)
+		i++;
+	if (i >= l->len || l->s[i] != '+' || i == start || i - start > NAME_MAX_LEN)
+		return 0;
+	sym.name = (Line){l->s + start, i - start};
+	j = parse_offset_size(l, i, &sym);
+	if (j == 0) {
+		/* "+44": decimal, and no size */
+		for (j = i + 1; j < l->len && is_digit(l->s[j]) && j - i <= 16; j++)
+			off = off * 10 + (uint64_t)(l->s[j] - '0');
+		if (j == i + 1 || j - i > 16)
+			return 0;
+	}
+	if (j >= l->len || l->s[j] != '}')
+		return 0;
+	*ret = sym;
+	return j + 1;
+}
+
+/*
  * Parses a stack frame or instruction pointer: optional address groups
  * ("[<ffffffff8100>]", "[c000000000123456]"), an optional "? ", then
  * "name+0xOFF/0xSIZE", an optional " [module]" and an optional
@@ -100,6 +147,8 @@ bool parse_symbol(const Line *l, Symbol *ret)
 			break;
 		i = skip_blanks(l, j + 1);
 	}
+	if (i < l->len && l->s[i] == '<')
+		return parse_brace_symbol(l, i, ret) > 0;
 	if (i + 1 < l->len && l->s[i] == '?' && l->s[i + 1] == ' ') {
 		sym.unreliable = true;
 		i = skip_blanks(l, i + 2);
@@ -219,12 +268,14 @@ bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller)
 
 /*
  * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
- * powerpc, and s390's "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
+ * powerpc, riscv ("epc : func+0x2c/0x90"; an address alone on other CPUs' lines), and s390's
+ * "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
  */
 bool parse_ip_line(const Line *l, Symbol *ret)
 {
 	static const char *const prefixes[] = {
-		"RIP: ", "IP: ", "EIP: ", "EIP is at ", "pc : ", "PC is at ", "NIP [",
+		"RIP: ",     "IP: ",  "EIP: ",	"EIP is at ", "pc : ",
+		"PC is at ", "NIP [", "epc : ", "epc: ",
 	};
 
 	if (has_prefix(l, "Krnl PSW : ")) {
@@ -413,9 +464,63 @@ bool is_sanitizer_helper(const Line *name)
 	return false;
 }
 
+/*
+ * Where an interrupt enters the kernel, per architecture: the frames after it in a trace are those
+ * of the context it stopped (what an RCU stall's CPU was doing).
+ */
+bool is_irq_entry(const Line *name)
+{
+	static const char *const entries[] = {
+		"el1h_64_irq",
+		"el1_irq",
+		"el0_irq",
+		"__irq_svc",
+		"__irq_usr",
+		"asm_sysvec_apic_timer_interrupt",
+		"apic_timer_interrupt",
+		"handle_exception",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(entries); i++)
+		if (line_is(&(Line){name->s, function_base_len(name->s, name->len)}, entries[i]))
+			return true;
+	return false;
+}
+
 static bool symbol_is_generic(const Symbol *sym)
 {
 	return is_generic_frame(sym->name.s, function_base_len(sym->name.s, sym->name.len));
+}
+
+/* Takes sym as a frame of the trace: its first that is not the machinery goes to *ret_first. */
+static int analysis_take_frame(DmesgAnalysis *a, const Symbol *sym, Symbol *ret_first,
+			       bool *ret_have_first)
+{
+	if (sym->unreliable)
+		return 0;
+	if (!*ret_have_first && !symbol_is_generic(sym) && !is_sanitizer_helper(&sym->name)) {
+		*ret_first = *sym;
+		*ret_have_first = true;
+	}
+	return analysis_add_frame(a, sym);
+}
+
+/* The frames of a trace line of brace frames (parse_brace_symbol()); returns how many, or -errno. */
+static int analysis_read_brace_frames(DmesgAnalysis *a, const Line *l, Symbol *ret_first,
+				      bool *ret_have_first)
+{
+	size_t i = 0, end;
+	Symbol sym;
+	int n = 0, r;
+
+	while ((end = parse_brace_symbol(l, i, &sym)) > 0) {
+		r = analysis_take_frame(a, &sym, ret_first, ret_have_first);
+		if (r < 0)
+			return r;
+		n++;
+		i = skip_blanks(l, end);
+	}
+	return n;
 }
 
 /*
@@ -423,7 +528,7 @@ static bool symbol_is_generic(const Symbol *sym)
  * and returns the first frame that is not generic in *ret_first.
  */
 int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_t end,
-			Symbol *ret_first, bool *ret_have_first)
+			bool skip_bare, Symbol *ret_first, bool *ret_have_first)
 {
 	Symbol caller = {};
 	int r;
@@ -436,11 +541,19 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels */
 		if (i == start)
 			l = line_after(&l, trace_header_len(&l));
-		else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l))
+		else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l) ||
+			 (skip_bare && l.bare))
 			continue;
 		line_skip_marker(&l);
 		if (is_unnamed_frame(&l))
 			continue;
+		if (l.len > 0 && l.s[0] == '<') {
+			r = analysis_read_brace_frames(a, &l, ret_first, ret_have_first);
+			if (r < 0)
+				return r;
+			if (r > 0)
+				continue;
+		}
 		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym, &next_caller)) {
 			if (i == start)
 				continue;
@@ -454,14 +567,7 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 			sym.size = caller.size;
 		}
 		caller = next_caller;
-		if (sym.unreliable)
-			continue;
-		if (!*ret_have_first && !symbol_is_generic(&sym) &&
-		    !is_sanitizer_helper(&sym.name)) {
-			*ret_first = sym;
-			*ret_have_first = true;
-		}
-		r = analysis_add_frame(a, &sym);
+		r = analysis_take_frame(a, &sym, ret_first, ret_have_first);
 		if (r < 0)
 			return r;
 	}

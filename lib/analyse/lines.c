@@ -279,16 +279,16 @@ static void line_skip_to_panic(Line *l)
 {
 	const char *at;
 
-	if (has_prefix(l, PANIC_TEXT))
+	if (has_prefix(l, PANIC_TEXT) || has_prefix(l, END_MARKER))
 		return;
 	at = line_find(l, " " PANIC_TEXT);
 	if (at)
 		*l = line_after(l, (size_t)(at - l->s) + 1);
 }
 
-int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n)
+int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *ret_prefixed)
 {
-	size_t n = 0, allocated = 1, anchors = 0;
+	size_t n = 0, allocated = 1, anchors = 0, prefixed = 0, texts = 0;
 	PrefixShapes shapes = {};
 	bool glued;
 	Line *lines;
@@ -309,13 +309,20 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n)
 		anchors += prefix_learn_line(&shapes, &lines[i]);
 	glued = log_contains(log, len, " " PANIC_TEXT);
 	for (size_t i = 0; i < n; i++) {
+		Line raw = lines[i];
+
 		line_strip_learned_prefix(&shapes, &lines[i]);
 		line_strip_prefixes(&lines[i]);
 		if (glued)
 			line_skip_to_panic(&lines[i]);
+		line_trim(&raw);
+		lines[i].bare = lines[i].s == raw.s;
+		texts += raw.len > 0;
+		prefixed += !lines[i].bare;
 	}
 	*ret = lines;
 	*ret_n = n;
+	*ret_prefixed = prefixed > texts / 2;
 	return 0;
 }
 
