@@ -168,6 +168,7 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 bool parse_message_symbol(const Line *l, Symbol *ret);
 bool parse_warning_symbol(const Line *l, Symbol *ret);
 bool is_sanitizer_helper(const Line *name);
+bool is_irq_entry(const Line *name);
 
 /* task.c: the task, its taint and the kernel version. */
 bool is_task_line(const Line *l);

@@ -464,6 +464,29 @@ bool is_sanitizer_helper(const Line *name)
 	return false;
 }
 
+/*
+ * Where an interrupt enters the kernel, per architecture: the frames after it in a trace are those
+ * of the context it stopped (what an RCU stall's CPU was doing).
+ */
+bool is_irq_entry(const Line *name)
+{
+	static const char *const entries[] = {
+		"el1h_64_irq",
+		"el1_irq",
+		"el0_irq",
+		"__irq_svc",
+		"__irq_usr",
+		"asm_sysvec_apic_timer_interrupt",
+		"apic_timer_interrupt",
+		"handle_exception",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(entries); i++)
+		if (line_is(&(Line){name->s, function_base_len(name->s, name->len)}, entries[i]))
+			return true;
+	return false;
+}
+
 static bool symbol_is_generic(const Symbol *sym)
 {
 	return is_generic_frame(sym->name.s, function_base_len(sym->name.s, sym->name.len));

@@ -273,6 +273,17 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 	} else if (stalled && report->after_irq_index > 0) {
 		report->trace_start = &lines[report->after_irq_index];
 		report->trace_index = report->after_irq_index;
+	} else if (stalled && report->trace_start) {
+		/* without markers (arm64, arm, riscv): after the interrupt's entry frame */
+		for (size_t i = report->trace_index + 1; i < end; i++) {
+			Symbol sym;
+
+			if (parse_symbol(&lines[i], &sym) && is_irq_entry(&sym.name) &&
+			    i + 1 < end) {
+				report->trace_start = &lines[i + 1];
+				report->trace_index = i + 1;
+			}
+		}
 	}
 	/* KFENCE and others print their frames without a header, after the first line */
 	if (!report->trace_start)
@@ -285,22 +296,24 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 }
 
 /*
- * A stack-protector panic that names its victim by address ("Kernel stack is corrupted in:
- * 802e62f8"): the victim is the function that called __stack_chk_fail().
+ * The function that called the frame named name, and its module: the victim of a
+ * stack-protector panic that names it by address (the caller of __stack_chk_fail()), the code
+ * that a sanitizer's check named in a report's first line was checking.
  */
-static int analysis_read_stack_protector_victim(DmesgAnalysis *a)
+static int analysis_read_caller_of(DmesgAnalysis *a, const Line *name)
 {
 	for (size_t i = 0; i + 1 < a->n_frames; i++) {
-		const DmesgFrame *victim = &a->frames[i + 1];
+		const DmesgFrame *caller = &a->frames[i + 1];
 		int r;
 
-		if (!streq(a->frames[i].function, "__stack_chk_fail"))
+		if (strlen(a->frames[i].function) != name->len ||
+		    memcmp(a->frames[i].function, name->s, name->len) != 0)
 			continue;
-		r = set_text(&a->function, victim->function, strlen(victim->function),
+		r = set_text(&a->function, caller->function, strlen(caller->function),
 			     NAME_MAX_LEN);
-		if (r < 0 || !victim->module)
+		if (r < 0 || !caller->module)
 			return r;
-		return set_text(&a->module, victim->module, strlen(victim->module), NAME_MAX_LEN);
+		return set_text(&a->module, caller->module, strlen(caller->module), NAME_MAX_LEN);
 	}
 	return 0;
 }
@@ -316,9 +329,14 @@ static int analysis_read_function(DmesgAnalysis *a, const Line *first_line, cons
 	Symbol sym = {};
 	int r;
 
-	if (!parse_message_symbol(first_line, &sym)) {
+	if (parse_message_symbol(first_line, &sym) && is_sanitizer_helper(&sym.name)) {
+		r = analysis_read_caller_of(a, &sym.name);
+		if (r < 0 || a->function)
+			return r;
+	} else if (sym.name.len == 0) {
 		if (line_find(first_line, "stack is corrupted in: "))
-			return analysis_read_stack_protector_victim(a);
+			return analysis_read_caller_of(
+				a, &(Line){"__stack_chk_fail", strlen("__stack_chk_fail")});
 		/* a sanitizer's check the CPU was in is not where the bug is */
 		if (report->have_ip && !(frame && is_sanitizer_helper(&report->ip.name)))
 			sym = report->ip;

@@ -291,8 +291,10 @@ int analysis_read_task_dump(DmesgAnalysis *a, const Line *l)
 		if (!state)
 			return 0;
 		a->pid = line_number_after(l, " pid:");
-		a->comm = text_dup(l->s + strlen("task:"), (size_t)(state - l->s) - strlen("task:"),
-				   NAME_MAX_LEN);
+		Line comm = {l->s + strlen("task:"), (size_t)(state - l->s) - strlen("task:")};
+
+		line_trim(&comm); /* "task:kworker/2:1     state:R" */
+		a->comm = text_dup(comm.s, comm.len, NAME_MAX_LEN);
 		return a->comm ? 0 : -ENOMEM;
 	}
 	while (comm_end < l->len && !is_blank(l->s[comm_end]))

@@ -820,11 +820,16 @@ Test(pstorectl, bad_ids)
 
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
 		Run none = RUN(verbs[i], "ffffffff-ffff-ffff-ffff-ffffffffffff");
-		Run bad = RUN(verbs[i], "not/an/id");
+		Run bad = RUN(verbs[i], "not/an/id"), zz = RUN(verbs[i], "zz");
 
 		cr_assert_eq(none.status, 1);
 		cr_assert_not_null(strstr(none.err, "No crash with id"), "%s", none.err);
 		cr_assert_eq(bad.status, 1);
+		/* Not the store's "Invalid argument": what is wrong is the id. */
+		cr_assert_eq(zz.status, 1);
+		cr_assert_str_eq(zz.err, "pstorectl: 'zz' is not a valid crash id: ids are hexadecimal "
+					 "digits and dashes, as 'pstorectl list' shows them, and "
+					 "their start is enough.\n");
 	}
 	/* delete takes no default crash: show, dmesg and export take the newest. */
 	cr_assert_eq(missing.status, 1);
@@ -926,8 +931,9 @@ Test(pstorectl, delete_json)
 {
 	json_auto_t *v = RUN_JSON("--json=short", "delete", ids[9], ids[9]);
 
-	cr_assert_eq(json_array_size(json_object_get(v, "deleted")), 1);
-	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(v, "deleted"), 0)),
+	/* The key of vacuum --json. */
+	cr_assert_eq(json_array_size(json_object_get(v, "removed")), 1);
+	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(v, "removed"), 0)),
 			 ids[9]);
 }
 
@@ -1333,7 +1339,21 @@ Test(pstorectl, vacuum_keeps_unsent)
 	/* Within the limits now: nothing more goes. */
 	r = RUN("vacuum", opt);
 	cr_assert_eq(r.status, 0);
+	cr_assert_str_eq(r.out, "");
 	cr_assert_not_null(strstr(r.err, "Nothing to remove"), "%s", r.err);
+}
+
+/* Without --json, the ids it removed on stdout, one a line, as pstorectl(1) says. */
+Test(pstorectl, vacuum_prints_the_ids)
+{
+	_cleanup_free_ char *opt = config_option("[Store]\nMaxCrashes=18\nKeepUnsent=no\n");
+	_cleanup_free_ char *expected = NULL;
+	Run r = RUN("vacuum", opt);
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(asprintf(&expected, "%s\n%s\n", ids[0], ids[1]) > 0);
+	cr_assert_str_eq(r.out, expected);
+	cr_assert_not_null(strstr(r.err, "Removed 2 crashes from "), "%s", r.err);
 }
 
 /* A bad value is a warning naming file, line and key, and the default applies, as at boot. */
