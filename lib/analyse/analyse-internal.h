@@ -174,6 +174,7 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 			bool skip_bare, Symbol *ret_first, bool *ret_have_first);
 bool is_sanitizer_helper(const Line *name);
 bool is_irq_entry(const Line *name);
+size_t trace_after_irq_entry(const Line *lines, size_t start, size_t end);
 
 /* task.c: the task, its taint and the kernel version. */
 bool is_task_line(const Line *l);

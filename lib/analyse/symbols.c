@@ -310,6 +310,28 @@ bool parse_ip_line(const Line *l, Symbol *ret)
 }
 
 /*
+ * A function named without its offset, as syzkaller names an inlined one ("in fast_imageblit
+ * drivers/video/fbdev/core/sysimgblt.c:229 [inline]", the source often wrapped away): a C
+ * identifier that ends the line or is followed by its source.
+ */
+static bool parse_bare_function(const Line *l, Symbol *ret)
+{
+	size_t i = 0;
+
+	while (i < l->len &&
+	       (is_hex(l->s[i]) || (l->s[i] >= 'g' && l->s[i] <= 'z') ||
+		(l->s[i] >= 'G' && l->s[i] <= 'Z') || l->s[i] == '_' || l->s[i] == '.') &&
+	       i <= NAME_MAX_LEN)
+		i++;
+	if (i == 0 || i > NAME_MAX_LEN || is_digit(l->s[0]))
+		return false;
+	if (i < l->len && !(l->s[i] == ' ' && memchr(l->s + i, ':', l->len - i)))
+		return false;
+	*ret = (Symbol){.name = {l->s, i}};
+	return true;
+}
+
+/*
  * The function that the first line of a report names: "Kernel panic - not syncing:
  * stack-protector: Kernel stack is corrupted in: func+0x7ea/0x7f0", "BUG: KASAN:
  * slab-use-after-free in lock_timer_base+0x1d9/0x220".
@@ -322,12 +344,15 @@ bool parse_message_symbol(const Line *l, Symbol *ret)
 
 	if (at)
 		at += strlen(corrupted);
-	else if (has_prefix(l, "BUG: KASAN: ") && (at = line_find(l, " in ")))
+	else if ((has_prefix(l, "BUG: KASAN: ") || has_prefix(l, "BUG: KFENCE: ")) &&
+		 (at = line_find(l, " in ")))
 		at += strlen(" in ");
 	else
 		return false;
 	rest = (Line){at, (size_t)(l->s + l->len - at)};
-	return parse_symbol(&rest, ret) && !ret->unreliable;
+	if (parse_symbol(&rest, ret))
+		return !ret->unreliable;
+	return parse_bare_function(&rest, ret);
 }
 
 /* "WARNING: CPU: 1 PID: 42 at drivers/foo.c:12 foo_probe+0x12/0x40 [foo]", since 6.16

@@ -277,3 +277,28 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 	}
 	return 0;
 }
+
+/*
+ * Where the frames after the last interrupt entry frame (is_irq_entry()) of the trace at start
+ * begin, 0 if it has none.
+ */
+size_t trace_after_irq_entry(const Line *lines, size_t start, size_t end)
+{
+	size_t after = 0;
+
+	for (size_t i = start + 1; i < end; i++) {
+		Line l = lines[i];
+		Symbol sym;
+
+		if (is_trace_marker(&l) || is_trace_noise(&l) || l.continued)
+			continue;
+		line_skip_marker(&l);
+		if (is_unnamed_frame(&l))
+			continue;
+		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym, NULL))
+			break;
+		if (is_irq_entry(&sym.name) && i + 1 < end)
+			after = i + 1;
+	}
+	return after;
+}
