@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "fs-util.h"
 #include "macro.h"
@@ -554,6 +555,56 @@ Test(pstorectl, list_matches_on_the_analysis)
 	json_decref(RUN_JSON_NONE("--json", "list", "--function=other"));
 	json_decref(RUN_JSON_NONE("--json", "list", "--module=xfs"));
 	json_decref(RUN_JSON_NONE("--json", "list", "--kernel=6.1"));
+}
+
+/*
+ * The index as pstored wrote it before summaries held the process: "comm"
+ * taken out of each line's summary, and the line's CRC made again.
+ */
+static void index_without_comm(void)
+{
+	_cleanup_free_ char *path = NULL, *text = NULL, *edited = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&edited, &size);
+	char *line, *state;
+
+	cr_assert_not_null(f);
+	cr_assert(asprintf(&path, "%s/index", store_dir) > 0);
+	cr_assert_eq(read_full_file_at(AT_FDCWD, path, 1 << 20, &text, NULL), 0);
+	for (line = strtok_r(text, "\n", &state); line; line = strtok_r(NULL, "\n", &state)) {
+		char *comm = strstr(line, "\"comm\":\""), *end;
+
+		/* The header line ("#\t...") stays as it is. */
+		if (line[0] == '#') {
+			fprintf(f, "%s\n", line);
+			continue;
+		}
+		*strrchr(line, '\t') = '\0';
+		if (comm) {
+			end = strchr(comm + strlen("\"comm\":\""), '"') + 1;
+			memmove(comm, end + (*end == ','), strlen(end + (*end == ',')) + 1);
+		}
+		fprintf(f, "%s\t%08lx\n", line, crc32(0, (const Bytef *)line, (uInt)strlen(line)));
+	}
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(write_file_at(AT_FDCWD, path, O_TRUNC, 0640, edited, size), 0);
+}
+
+/* --comm= sees the process also of the crashes of such an index, in their crash.json. */
+Test(pstorectl, list_comm_in_an_index_from_before_it)
+{
+	json_auto_t *all = NULL, *bash = NULL;
+	_cleanup_free_ char *bash_ids = NULL;
+
+	index_without_comm();
+	all = RUN_JSON("--json", "list");
+	bash = RUN_JSON("--json", "list", "--comm=bash");
+	bash_ids = listed(bash);
+
+	cr_assert_null(json_object_get(json_array_get(all, 5), "comm"), "the index still has comm");
+	cr_assert_str_eq(bash_ids, "5");
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(bash, 0), "comm")),
+			 "bash");
 }
 
 Test(pstorectl, list_latest_reverse_and_options_before_the_verb)
