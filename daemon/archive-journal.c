@@ -9,6 +9,8 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,16 +21,101 @@
 #include "macro.h"
 #include "time-util.h"
 
+static int journal_open_local(sd_journal **j)
+{
+	return *j ? 0 : sd_journal_open(j, SD_JOURNAL_LOCAL_ONLY);
+}
+
+/* The time of the first (head) or the last entry of the boot id, under its match. */
+static int boot_entry_time(sd_journal *j, bool head, uint64_t *ret)
+{
+	int r = head ? sd_journal_seek_head(j) : sd_journal_seek_tail(j);
+
+	if (r < 0)
+		return r;
+	r = head ? sd_journal_next(j) : sd_journal_previous(j);
+	if (r <= 0)
+		return r < 0 ? r : -ENODATA;
+	return sd_journal_get_realtime_usec(j, ret);
+}
+
+static int compare_boots(const void *a, const void *b)
+{
+	const JournalBoot *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+int journal_list_boots(sd_journal **j, JournalBoot **ret, size_t *ret_n)
+{
+	static const char field[] = "_BOOT_ID=";
+	_cleanup_free_ JournalBoot *boots = NULL;
+	size_t n = 0, k = 0, len;
+	const void *data;
+	int r;
+
+	r = journal_open_local(j);
+	if (r < 0)
+		return r;
+	r = sd_journal_query_unique(*j, "_BOOT_ID");
+	if (r < 0)
+		return r;
+	SD_JOURNAL_FOREACH_UNIQUE(*j, data, len) {
+		char s[SD_ID128_STRING_MAX];
+		JournalBoot *v;
+
+		if (len != strlen(field) + SD_ID128_STRING_MAX - 1)
+			continue;
+		memcpy(s, (const char *)data + strlen(field), SD_ID128_STRING_MAX - 1);
+		s[SD_ID128_STRING_MAX - 1] = '\0';
+		v = reallocarray(boots, n + 1, sizeof(JournalBoot));
+		if (!v)
+			return -ENOMEM;
+		boots = v;
+		if (sd_id128_from_string(s, &boots[n].id) >= 0)
+			n++;
+	}
+
+	/* Each boot's first and last entry, as journalctl --list-boots finds them. */
+	for (size_t i = 0; i < n; i++) {
+		char match[sizeof(field) + SD_ID128_STRING_MAX];
+
+		sd_journal_flush_matches(*j);
+		snprintf(match, sizeof(match), "%s%s", field,
+			 sd_id128_to_string(boots[i].id, (char[SD_ID128_STRING_MAX]){}));
+		r = sd_journal_add_match(*j, match, 0);
+		if (r < 0)
+			return r;
+		if (boot_entry_time(*j, true, &boots[i].first) < 0 ||
+		    boot_entry_time(*j, false, &boots[i].last) < 0)
+			continue; /* rotated away since it was listed */
+		boots[k++] = boots[i];
+	}
+	sd_journal_flush_matches(*j);
+	qsort(boots, k, sizeof(JournalBoot), compare_boots);
+	*ret = TAKE_PTR(boots);
+	*ret_n = k;
+	return 0;
+}
+
+const JournalBoot *journal_boot_at(const JournalBoot *boots, size_t n, uint64_t t, uint64_t now)
+{
+	if (t == 0 || t > now)
+		return NULL;
+	for (size_t i = n; i > 0; i--)
+		if (boots[i - 1].first <= t)
+			return &boots[i - 1];
+	return NULL;
+}
+
 int journal_crash_is_logged(sd_journal **j, const char *id)
 {
 	char match[sizeof("PSTORE_CRASH_ID=") + 64];
 	int r;
 
-	if (!*j) {
-		r = sd_journal_open(j, SD_JOURNAL_LOCAL_ONLY);
-		if (r < 0)
-			return r;
-	}
+	r = journal_open_local(j);
+	if (r < 0)
+		return r;
 	sd_journal_flush_matches(*j);
 	snprintf(match, sizeof(match), "PSTORE_CRASH_ID=%s", id);
 	r = sd_journal_add_match(*j, match, 0);

@@ -5,9 +5,30 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <systemd/sd-journal.h>
 
 #include "store/journal-fields.h"
+
+/* A boot as journald lists it: its id and the times of its first and last entries. */
+typedef struct JournalBoot {
+	sd_id128_t id;
+	uint64_t first, last; /* µs since the epoch */
+} JournalBoot;
+
+/*
+ * The boots the local journal still has, oldest first, as journalctl
+ * --list-boots lists them. *j is opened on first use.
+ */
+int journal_list_boots(sd_journal **j, JournalBoot **ret, size_t *ret_n);
+
+/*
+ * The boot that was running at time t (µs since the epoch), of boots (oldest
+ * first): the last one to start at or before t, even when t is after its last
+ * entry (the kernel wrote the crash to pstore after journald could write it
+ * down). NULL if t is before every boot, or after now.
+ */
+const JournalBoot *journal_boot_at(const JournalBoot *boots, size_t n, uint64_t t, uint64_t now);
 
 /* > 0 if an entry with PSTORE_CRASH_ID=id is in the local journal. *j is opened on first use. */
 int journal_crash_is_logged(sd_journal **j, const char *id);

@@ -40,6 +40,7 @@
 static void archive_done(Archive *a)
 {
 	sd_journal_close(a->journal_reader);
+	free(a->boots);
 	json_decref(a->summaries);
 	if (a->lock_fd >= 0)
 		close(a->lock_fd);

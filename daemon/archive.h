@@ -24,6 +24,7 @@
 #include <systemd/sd-id128.h>
 #include <systemd/sd-journal.h>
 
+#include "archive-journal.h"
 #include "config/config.h"
 #include "pstore/pstore.h"
 #include "sha256-util.h"
@@ -96,6 +97,10 @@ typedef struct Archive {
 	bool journal;
 	bool unlink;
 	sd_journal *journal_reader;
+	/* The boots of the journal, for the crashed boot of each crash; listed at the first crash. */
+	JournalBoot *boots;
+	size_t n_boots;
+	bool boots_listed;
 	char boot_id[SD_ID128_STRING_MAX], machine_id[SD_ID128_STRING_MAX];
 	usec_t started_at;
 	unsigned archived, already, dropped, failed;

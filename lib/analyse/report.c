@@ -12,7 +12,9 @@
 
 /* What one report tells, first found wins. */
 typedef struct Report {
-	const Line *task_line; /* "CPU: 0 PID: 1 Comm: sh ..." */
+	const Line *task_line;	    /* "CPU: 0 PID: 1 Comm: sh ..." */
+	const Line *task_dump_line; /* sched_show_task()'s, in an RCU stall */
+	const Line *by_task_line;   /* KASAN's "Read of size 1 at addr ... by task modprobe/590" */
 	const Line *taint_line;
 	const Line *hardware_line;
 	Symbol ip;
@@ -22,6 +24,8 @@ typedef struct Report {
 	size_t ip_index;
 	const Line *trace_start; /* "Call Trace:" */
 	size_t trace_index;
+	/* the "</IRQ>" or "<EOI>" after which a trace goes on in the interrupted context, 0 if none */
+	size_t after_irq_index;
 } Report;
 
 /*
@@ -41,25 +45,35 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 			after_irq = false;
 		} else if (has_prefix(l, "---[ end "))
 			in_trace = false;
-		else if (line_is(l, "</IRQ>") || line_is(l, "<EOI>"))
+		else if (in_trace && !after_irq &&
+			 (has_prefix(l, "</IRQ>") || has_prefix(l, "<EOI>"))) {
 			after_irq = true;
+			/* "<EOI>  [<ffffffff810e4299>] ? note_page+0x249/0xe90" before 4.9 */
+			r->after_irq_index = i;
+		}
 
+		if (!r->task_dump_line &&
+		    ((i > start && has_prefix(&lines[i - 1], "Task dump for CPU ")) ||
+		     (has_prefix(l, "task:") && line_find(l, " pid:"))))
+			r->task_dump_line = l;
+		if (!r->by_task_line && line_find(l, " by task "))
+			r->by_task_line = l;
 		if (!r->task_line && is_task_line(l))
 			r->task_line = l;
 		else if (!r->taint_line && is_taint_line(l))
 			r->taint_line = l;
 		else if (!r->hardware_line && has_prefix(l, "Hardware name: "))
 			r->hardware_line = l;
-		/* inside a trace, an instruction pointer is that of an interrupted context */
-		else if (!r->have_ip && (!in_trace || (stalled && after_irq)) &&
-			 parse_ip_line(l, &r->ip)) {
+		/* inside a trace, an instruction pointer is that of an interrupted context: in an
+		 * RCU stall, the one the timer interrupt found the stalled CPU in */
+		else if (!r->have_ip && (!in_trace || stalled) && parse_ip_line(l, &r->ip)) {
 			r->have_ip = true;
 			r->ip_interrupted = in_trace;
 			r->ip_index = i;
 		}
 		/* arm's unwinder prints the frames right after the stack, without a header */
 		else if (!r->trace_start &&
-			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}))) {
+			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}, NULL))) {
 			r->trace_start = l;
 			r->trace_index = i;
 		}
@@ -100,10 +114,16 @@ static size_t report_begin(const Line *lines, size_t end)
 	return min;
 }
 
+/* The PID that a report's first line names ("WARNING: CPU: 1 PID: 0 at ..."), -1 if none. */
+static int pid_named(const Line *first_line)
+{
+	return line_number_after(first_line, " PID: ");
+}
+
 /* The PID of the report at start: on its first line (a WARNING), else on its task line. */
 static int report_pid(const Line *lines, size_t n, size_t start)
 {
-	int pid = line_number_after(&lines[start], " PID: ");
+	int pid = pid_named(&lines[start]);
 	size_t end;
 
 	if (pid >= 0)
@@ -173,6 +193,8 @@ static void log_scan(LogScan *scan, const Line *lines, size_t n, const LogHas *h
 			scan->hardware_line = &lines[i];
 		if (!scan->version_line && has_prefix(&lines[i], "Linux version "))
 			scan->version_line = &lines[i];
+		if (!scan->taint_line && is_taint_line(&lines[i]))
+			scan->taint_line = &lines[i];
 	}
 }
 
@@ -192,9 +214,11 @@ static size_t choose_cause(const LogScan *scan, const Line *lines, size_t n, Eve
 		Event cause = panic_cause(&lines[start]);
 
 		/* "KASAN: panic_on_warn set ...": KASAN and UBSAN reports panic as a WARNING
-		 * does, and the first report is the cause. */
+		 * does, and the first report is the cause; so is an oops that killed the idle
+		 * task or init. */
 		if ((cause == EVENT_OOPS && oops != n) ||
-		    (cause == EVENT_WARNING && first[EVENT_WARNING] == n && oops < start)) {
+		    (cause == EVENT_WARNING && first[EVENT_WARNING] == n && oops < start) ||
+		    (panic_on_task_exit(&lines[start]) && oops < start)) {
 			*ret_kind = oops_kind;
 			start = oops;
 		} else if (cause != EVENT_PANIC) {
@@ -235,14 +259,47 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 		report_scan(report, lines, report_begin(lines, start), start, stalled);
 
 	/* A stalled CPU's frames are those of the context it was stuck in, after the registers
-	 * there. */
-	if (report->ip_interrupted)
+	 * there, or without them (before 4.9) after the end of the interrupt. */
+	if (report->ip_interrupted) {
 		for (size_t i = report->ip_index + 1; i < end; i++)
 			if (parse_symbol(&lines[i], &(Symbol){})) {
 				report->trace_start = &lines[i];
 				report->trace_index = i;
 				break;
 			}
+	} else if (stalled && report->after_irq_index > 0) {
+		report->trace_start = &lines[report->after_irq_index];
+		report->trace_index = report->after_irq_index;
+	}
+	/* KFENCE and others print their frames without a header, after the first line */
+	if (!report->trace_start)
+		for (size_t i = start + 1; i < end; i++)
+			if (parse_symbol(&lines[i], &(Symbol){})) {
+				report->trace_start = &lines[i];
+				report->trace_index = i;
+				break;
+			}
+}
+
+/*
+ * A stack-protector panic that names its victim by address ("Kernel stack is corrupted in:
+ * 802e62f8"): the victim is the function that called __stack_chk_fail().
+ */
+static int analysis_read_stack_protector_victim(DmesgAnalysis *a)
+{
+	for (size_t i = 0; i + 1 < a->n_frames; i++) {
+		const DmesgFrame *victim = &a->frames[i + 1];
+		int r;
+
+		if (!streq(a->frames[i].function, "__stack_chk_fail"))
+			continue;
+		r = set_text(&a->function, victim->function, strlen(victim->function),
+			     NAME_MAX_LEN);
+		if (r < 0 || !victim->module)
+			return r;
+		return set_text(&a->module, victim->module, strlen(victim->module), NAME_MAX_LEN);
+	}
+	return 0;
 }
 
 /*
@@ -257,7 +314,10 @@ static int analysis_read_function(DmesgAnalysis *a, const Line *first_line, cons
 	int r;
 
 	if (!parse_message_symbol(first_line, &sym)) {
-		if (report->have_ip)
+		if (line_find(first_line, "stack is corrupted in: "))
+			return analysis_read_stack_protector_victim(a);
+		/* a sanitizer's check the CPU was in is not where the bug is */
+		if (report->have_ip && !(frame && is_sanitizer_helper(&report->ip.name)))
 			sym = report->ip;
 		else if (!(classify(first_line) == EVENT_WARNING &&
 			   parse_warning_symbol(first_line, &sym)) &&
@@ -313,13 +373,25 @@ static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, s
 		if (r < 0)
 			return r;
 	}
+	/* a task line of another PID than the report's first line names is another report's */
+	if (report.task_line && pid_named(&lines[start]) >= 0 &&
+	    line_number_after(report.task_line, " PID: ") != pid_named(&lines[start]))
+		report.task_line = NULL;
 	if (report.task_line) {
-		r = analysis_read_task_line(a, report.task_line, true);
+		r = analysis_read_task_line(a, report.task_line, true, true);
+		if (r < 0)
+			return r;
+	} else if (report.task_dump_line) {
+		r = analysis_read_task_dump(a, report.task_dump_line);
+		if (r < 0)
+			return r;
+	} else if (report.by_task_line) {
+		r = analysis_read_by_task(a, report.by_task_line);
 		if (r < 0)
 			return r;
 	}
 	if (report.taint_line) {
-		r = analysis_read_taint(a, report.taint_line);
+		r = analysis_read_taint(a, report.taint_line, true);
 		if (r < 0)
 			return r;
 	}
@@ -347,7 +419,7 @@ int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const LogHas *h
 		if (r < 0)
 			return r;
 	}
-	r = analysis_read_elsewhere(a, &scan, hardware_line);
+	r = analysis_read_elsewhere(a, &scan, start < n ? &lines[start] : NULL, hardware_line);
 	if (r < 0)
 		return r;
 	return dmesg_analysis_sign(a);
