@@ -120,6 +120,9 @@ Event classify_in(const Line *l, const LogHas *has)
 	for (size_t i = 0; i < ARRAY_SIZE(oops_prefixes); i++)
 		if (has_prefix(l, oops_prefixes[i]))
 			return is_die_line(l) ? EVENT_OOPS : EVENT_NONE;
+	/* mips, loongarch: "CPU 0 Unable to handle kernel paging request at virtual address ..." */
+	if (has_prefix(l, "CPU ") && line_find(l, " Unable to handle kernel "))
+		return EVENT_OOPS;
 	if (has_prefix(l, "BUG: "))
 		return EVENT_BUG;
 	if (has->mce && line_find(l, MCE_TEXT) && line_find(l, MCE_TEXT2))
