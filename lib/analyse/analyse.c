@@ -9,7 +9,8 @@
 
 /*
  * dmesg_analyse(): the lines of the log (lines.c), the report of the cause among them (report.c),
- * read for where it happened (frames.c) and who ran (task.c), and its signature (signature.c).
+ * read for where it happened (symbols.c, trace.c) and who ran (task.c), and its signature
+ * (signature.c).
  *
  * The kernel's report formats, as printed by:
  *

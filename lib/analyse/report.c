@@ -37,6 +37,7 @@ typedef struct Report {
 static void report_scan(Report *r, const Line *lines, size_t start, size_t end, bool stalled)
 {
 	bool in_trace = false, after_irq = false;
+	size_t traces = 0;
 
 	for (size_t i = start; i < end; i++) {
 		const Line *l = &lines[i];
@@ -44,9 +45,11 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 		if (trace_header_len(l) > 0) {
 			in_trace = true;
 			after_irq = false;
+			traces++;
 		} else if (has_prefix(l, END_MARKER))
 			in_trace = false;
-		else if (in_trace && !after_irq &&
+		/* in the report's first trace: the others are other CPUs' */
+		else if (in_trace && !after_irq && traces == 1 &&
 			 (has_prefix(l, "</IRQ>") || has_prefix(l, "<EOI>"))) {
 			after_irq = true;
 			/* "<EOI>  [<ffffffff810e4299>] ? note_page+0x249/0xe90" before 4.9 */
@@ -274,15 +277,15 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 		report->trace_start = &lines[report->after_irq_index];
 		report->trace_index = report->after_irq_index;
 	} else if (stalled && report->trace_start) {
-		/* without markers (arm64, arm, riscv): after the interrupt's entry frame */
-		for (size_t i = report->trace_index + 1; i < end; i++) {
-			Symbol sym;
+		/* without markers (arm64, arm, riscv; x86 before 3.x): after the interrupt's entry
+		 * frame; an instruction pointer outside the trace is then the NMI's, which printed
+		 * it (arch_trigger_all_cpu_backtrace()) */
+		size_t after = trace_after_irq_entry(lines, report->trace_index, end);
 
-			if (parse_symbol(&lines[i], &sym) && is_irq_entry(&sym.name) &&
-			    i + 1 < end) {
-				report->trace_start = &lines[i + 1];
-				report->trace_index = i + 1;
-			}
+		if (after > 0) {
+			report->trace_start = &lines[after];
+			report->trace_index = after;
+			report->have_ip = false;
 		}
 	}
 	/* KFENCE and others print their frames without a header, after the first line */
