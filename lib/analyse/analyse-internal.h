@@ -158,6 +158,7 @@ Event classify(const Line *l);
 Event panic_cause(const Line *l);
 Line event_headline(const Line *l);
 bool panic_on_task_exit(const Line *l);
+bool is_lockdep_warning(const Line *l);
 const char *event_reason(Event e);
 
 /* symbols.c: frames and instruction pointers as each architecture and era prints them. */

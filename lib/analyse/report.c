@@ -299,9 +299,10 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 }
 
 /*
- * The function that called the frame named name, and its module: the victim of a
- * stack-protector panic that names it by address (the caller of __stack_chk_fail()), the code
- * that a sanitizer's check named in a report's first line was checking.
+ * The function that called the frame named name (the first that is not the reporting machinery),
+ * and its module: the victim of a stack-protector panic that names it by address (the caller of
+ * __stack_chk_fail()), the code that a sanitizer's check named in a report's first line was
+ * checking, the code that took a lock lockdep warns about (the caller of lock_acquire()).
  */
 static int analysis_read_caller_of(DmesgAnalysis *a, const Line *name)
 {
@@ -312,6 +313,12 @@ static int analysis_read_caller_of(DmesgAnalysis *a, const Line *name)
 		if (strlen(a->frames[i].function) != name->len ||
 		    memcmp(a->frames[i].function, name->s, name->len) != 0)
 			continue;
+		/* past the sleeping lock that lock_acquire() was called for */
+		while (i + 2 < a->n_frames &&
+		       is_generic_frame(
+			       caller->function,
+			       function_base_len(caller->function, strlen(caller->function))))
+			caller = &a->frames[++i + 1];
 		r = set_text(&a->function, caller->function, strlen(caller->function),
 			     NAME_MAX_LEN);
 		if (r < 0 || !caller->module)
@@ -337,6 +344,19 @@ static int analysis_read_function(DmesgAnalysis *a, const Line *first_line, cons
 		if (r < 0 || a->function)
 			return r;
 	} else if (sym.name.len == 0) {
+		if (is_lockdep_warning(first_line)) {
+			static const char *const entries[] = {
+				"lock_acquire", "lockdep_rcu_suspicious", "lock_release"};
+
+			for (size_t k = 0; k < ARRAY_SIZE(entries) && !a->function; k++) {
+				r = analysis_read_caller_of(
+					a, &(Line){entries[k], strlen(entries[k])});
+				if (r < 0)
+					return r;
+			}
+			if (a->function)
+				return 0;
+		}
 		if (line_find(first_line, "stack is corrupted in: "))
 			return analysis_read_caller_of(
 				a, &(Line){"__stack_chk_fail", strlen("__stack_chk_fail")});
