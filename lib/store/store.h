@@ -121,7 +121,9 @@ const char *store_upload_state_for(json_t *crash, const char *target);
 
 /*
  * Finds the crash whose id starts with prefix (at least one character,
- * case-insensitive). -ENOENT if none, -ENOTUNIQ if several: then
+ * case-insensitive). -EINVAL if prefix cannot start a crash id (empty,
+ * longer than one, or with other than hex digits and dashes), -ENOENT if
+ * no crash has it, -ENOTUNIQ if several: then
  * *ret_matches (if not NULL) gets their summaries. On success *ret_matches
  * gets the one summary.
  */
