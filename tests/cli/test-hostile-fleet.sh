@@ -329,6 +329,34 @@ with a MESSAGE_ID of pstored, from zulu at .*: no crash id in PSTORE_CRASH_ID, o
 one; skipped.$" "$T/err")" 1
 check "no verb crashed" eval '! grep . "$T/broken" >&2'
 
+case="a journal file still being written"
+# systemd-journal-remote writes entries as they come while pstorectl -D lists and shows: the
+# crashes there before are listed each time, and each verb exits 0 or 1.
+mkdir -p "$T/live"
+"$MAKE_HOSTILE" live "$T/export/good.export" 20 2>"$T/live-count" |
+	"$JOURNAL_REMOTE" --output="$T/live/live.journal" - >"$T/journal-remote.log" 2>&1 &
+live=$!
+server_pids="$server_pids $live"
+for i in $(seq 100); do
+	[ "$(ctl -D "$T/live" --json=short list 2>/dev/null | jq length)" -ge 3 ] 2>/dev/null &&
+		break
+	sleep 0.1
+done
+: >"$T/broken"
+missed=0 unshown=0
+while kill -0 "$live" 2>/dev/null; do
+	verb_holds "$case" -D "$T/live" --json=short list
+	jq -r '.[].id' "$T/out" | sort >"$T/listed"
+	[ -z "$(comm -23 "$T/good" "$T/listed")" ] || missed=$((missed + 1))
+	verb_holds "$case" -D "$T/live" show "$(tail -n 1 "$T/listed")" || unshown=$((unshown + 1))
+done
+wait "$live"
+check "the crashes there before: listed each time" eq "$missed" 0
+check "the newest crash listed: shown each time" eq "$unshown" 0
+check "no verb crashed" eval '! grep . "$T/broken" >&2'
+check "at the end, every crash listed" \
+	eq "$(ctl -D "$T/live" --json=short list | jq length)" "$(($(cat "$T/live-count") + 3))"
+
 case="the same id from two machines"
 id=$(head -n1 "$T/good")
 jq -r '"__REALTIME_TIMESTAMP=1\n__MONOTONIC_TIMESTAMP=1", "_BOOT_ID=\(.boot_id)",
