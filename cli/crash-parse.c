@@ -37,6 +37,7 @@ static const struct {
 	{"PSTORE_BACKEND", "backend", FIELD_CRASH},
 	{"PSTORE_SEVERITY", "severity", FIELD_CRASH},
 	{"_BOOT_ID", "boot_id", FIELD_CRASH},
+	{"PSTORE_CRASHED_BOOT_ID", "crashed_boot_id", FIELD_CRASH},
 	{"_MACHINE_ID", "machine_id", FIELD_MACHINE},
 	{"_HOSTNAME", "hostname", FIELD_CRASH},
 	{"KERNEL_VERSION", "kernel_version", FIELD_ANALYSIS},

@@ -39,10 +39,12 @@ static int handle_dmesg_option(int c, const char *arg)
 	}
 }
 
-static const struct option dmesg_option_table[] = {
-	{"raw", no_argument, NULL, ARG_RAW}, MATCH_OPTIONS, {}};
+static const OptionSpec dmesg_option_table[] = {
+	{"raw", no_argument, ARG_RAW, NULL,
+	 "The log as stored, control characters included (not to a\nterminal)"},
+	{}};
 
-const VerbOptions dmesg_options = {dmesg_option_table, MATCH_SHORTOPTS, handle_dmesg_option};
+const VerbOptions dmesg_options = {dmesg_option_table, match_options, handle_dmesg_option};
 
 /* The log as it is, byte for byte, in pieces: --raw, for a pipe or a file. */
 static int dmesg_raw(int fd, const char *path)

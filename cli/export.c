@@ -43,14 +43,14 @@ static int handle_export_option(int c, const char *arg)
 	return 0;
 }
 
-static const struct option export_option_table[] = {{"output", required_argument, NULL, 'o'},
-						    {"redacted", no_argument, NULL, ARG_REDACTED},
-						    UPLOAD_CONFIG_OPTIONS,
-						    MATCH_OPTIONS,
-						    {}};
+static const OptionSpec export_option_table[] = {
+	{"output", required_argument, 'o', "FILE", "Write the document to FILE instead of stdout"},
+	{"redacted", no_argument, ARG_REDACTED, NULL,
+	 "Redact it as an upload target would (--target=, --config=,\n--dmi-dir=)"},
+	UPLOAD_CONFIG_OPTIONS,
+	{}};
 
-const VerbOptions export_options = {export_option_table, "o:" MATCH_SHORTOPTS,
-				    handle_export_option};
+const VerbOptions export_options = {export_option_table, match_options, handle_export_option};
 
 /*
  * The redaction rules of --target= (default: the first target; the

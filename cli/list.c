@@ -65,13 +65,15 @@ static int handle_list_option(int c, const char *arg)
 	}
 }
 
-static const struct option list_option_table[] = {MATCH_OPTIONS,
-						  {"lines", required_argument, NULL, 'n'},
-						  {"reverse", no_argument, NULL, 'r'},
-						  {"group", no_argument, NULL, ARG_GROUP},
-						  {}};
+static const OptionSpec list_option_table[] = {
+	{"lines", required_argument, 'n', "N", "Only the N newest crashes"},
+	{NULL, no_argument, '1', NULL, "Only the newest crash"},
+	{"reverse", no_argument, 'r', NULL, "Newest first"},
+	{"group", no_argument, ARG_GROUP, NULL,
+	 "One line per signature: crashes, machines, first and last\ntime, kernels"},
+	{}};
 
-const VerbOptions list_options = {list_option_table, MATCH_SHORTOPTS "n:1r", handle_list_option};
+const VerbOptions list_options = {list_option_table, match_options, handle_list_option};
 
 static const char *or_dash(const char *s)
 {

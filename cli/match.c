@@ -31,6 +31,27 @@ static int parse_time_option(const char *name, const char *arg, usec_t *ret)
 	return 0;
 }
 
+const OptionSpec match_options[] = {
+	{"since", required_argument, 'S', "TIME",
+	 "Only crashes at or after TIME (\"yesterday\", \"-2h\", ...)"},
+	{"until", required_argument, 'U', "TIME", "Only crashes at or before TIME"},
+	{"reason", required_argument, ARG_MATCH_REASON, "REASON",
+	 "Only crashes with this reason (panic, oops, ...)"},
+	{"kind", required_argument, ARG_MATCH_KIND, "KIND", "Only crashes of this kind"},
+	{"signature", required_argument, ARG_MATCH_SIGNATURE, "SIG",
+	 "Only crashes with this signature"},
+	{"host", required_argument, ARG_MATCH_HOST, "HOST", "Only crashes of this host name"},
+	{"machine", required_argument, ARG_MATCH_MACHINE, "ID", "Only crashes of this machine id"},
+	{"function", required_argument, ARG_MATCH_FUNCTION, "GLOB",
+	 "Only crashes in a function matching GLOB"},
+	{"module", required_argument, ARG_MATCH_MODULE, "GLOB",
+	 "Only crashes in a module matching GLOB"},
+	{"comm", required_argument, ARG_MATCH_COMM, "GLOB",
+	 "Only crashes of a process matching GLOB"},
+	{"kernel", required_argument, ARG_MATCH_KERNEL, "GLOB",
+	 "Only crashes of a kernel version matching GLOB"},
+	{}};
+
 int match_parse_option(int c, const char *arg)
 {
 	int r;
@@ -82,6 +103,11 @@ int match_parse_option(int c, const char *arg)
 bool match_needs_summary(void)
 {
 	return arg_function || arg_module || arg_comm;
+}
+
+bool match_needs_comm(void)
+{
+	return arg_comm;
 }
 
 bool match_given(void)

@@ -7,8 +7,8 @@
  * --function=, ...), every one of which a crash must pass. list shows the
  * crashes that pass, and show, dmesg and export without an id take the newest.
  *
- * The options are each verb's own (MATCH_OPTIONS in its option table,
- * MATCH_SHORTOPTS in its short options); the verb's handler passes them on to
+ * The options are shared by the verbs (match_options, their
+ * VerbOptions.shared); each verb's handler passes them on to
  * match_parse_option().
  */
 
@@ -31,23 +31,10 @@ enum {
 	ARG_MATCH_COMM,
 };
 
-/* clang-format off */
-#define MATCH_OPTIONS                                                   \
-	{"since", required_argument, NULL, 'S'},                        \
-	{"until", required_argument, NULL, 'U'},                        \
-	{"reason", required_argument, NULL, ARG_MATCH_REASON},          \
-	{"kind", required_argument, NULL, ARG_MATCH_KIND},              \
-	{"signature", required_argument, NULL, ARG_MATCH_SIGNATURE},    \
-	{"host", required_argument, NULL, ARG_MATCH_HOST},              \
-	{"machine", required_argument, NULL, ARG_MATCH_MACHINE},        \
-	{"function", required_argument, NULL, ARG_MATCH_FUNCTION},      \
-	{"module", required_argument, NULL, ARG_MATCH_MODULE},          \
-	{"kernel", required_argument, NULL, ARG_MATCH_KERNEL},          \
-	{"comm", required_argument, NULL, ARG_MATCH_COMM}
-/* clang-format on */
-#define MATCH_SHORTOPTS "S:U:"
+/* The matches, in each reader's VerbOptions.shared. */
+extern const OptionSpec match_options[];
 
-/* Takes a MATCH_OPTIONS option: 0 if taken, <0 on error (logged), -ENOENT if not one of them. */
+/* Takes one of match_options: 0 if taken, <0 on error (logged), -ENOENT if not one of them. */
 int match_parse_option(int c, const char *arg);
 
 /* Whether any match was given. */
@@ -64,6 +51,12 @@ bool crash_matches(const CrashEntry *e);
 
 /* The matches need the summaries of the crashes (CrashEntry.crash.summary), not only the columns. */
 bool match_needs_summary(void);
+
+/*
+ * The matches need the process of a crash, "comm" of its summary, which the
+ * store's index has only for the crashes archived since --comm= exists.
+ */
+bool match_needs_comm(void);
 
 /* Logs that no crash matched, as coredumpctl does, and returns -ESRCH. */
 int log_no_crashes(void);

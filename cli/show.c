@@ -120,6 +120,31 @@ static void print_severity_field(const char *label, const char *value, json_t *c
 	fputs(ANSI_NORMAL "\n", stdout);
 }
 
+/* When and by which boot the crash was archived: usually the boot after the crash. */
+static void print_archived(json_t *crash)
+{
+	char buf[FORMAT_TIMESTAMP_MAX];
+	const char *time = format_timestamp(buf, crash_time_usec(crash, "archived_at"), false),
+		   *boot = crash_string(crash, "boot_id");
+	_cleanup_free_ char *text = NULL;
+
+	if (!boot || !*boot || asprintf(&text, "%s by boot %s", time, boot) < 0)
+		return print_field("Archived", time);
+	print_field("Archived", text);
+}
+
+/* The boot that crashed, and how to read its log, as coredumpctl info shows its Boot ID. */
+static void print_crashed_boot(const char *id)
+{
+	_cleanup_free_ char *text = NULL;
+
+	if (!id || !*id)
+		return;
+	if (asprintf(&text, "%s (its log: journalctl -b %s)", id, id) < 0)
+		return print_field("Crashed boot", id);
+	print_field("Crashed boot", text);
+}
+
 static void show_crash(json_t *crash, const char *path)
 {
 	json_t *a = json_object_get(crash, "analysis"), *reason;
@@ -147,8 +172,8 @@ static void show_crash(json_t *crash, const char *path)
 		putchar('\n');
 	}
 	print_analysis(a);
-	field_time("Archived", crash, "archived_at");
-	print_field("Boot ID", crash_string(crash, "boot_id"));
+	print_archived(crash);
+	print_crashed_boot(crash_string(crash, "crashed_boot_id"));
 	if (json_is_integer(stored) &&
 	    asprintf(&storage, "%s (%s)", path, format_bytes(bbuf, json_integer_value(stored))) >=
 		    0)
@@ -160,9 +185,9 @@ static void show_crash(json_t *crash, const char *path)
 	print_call_trace(a);
 }
 
-static const struct option show_option_table[] = {MATCH_OPTIONS, {}};
+static const OptionSpec show_option_table[] = {{}};
 
-const VerbOptions show_options = {show_option_table, MATCH_SHORTOPTS, match_parse_option};
+const VerbOptions show_options = {show_option_table, match_options, match_parse_option};
 
 int verb_show(int argc, char *argv[])
 {

@@ -22,6 +22,15 @@ const char *arg_journal_files;
 bool arg_journal_local;
 const char *arg_documents_directory;
 
+const OptionSpec source_options[] = {
+	{"directory", required_argument, 'D', "DIR", "The crashes in the journal files in DIR"},
+	{"file", required_argument, ARG_SOURCE_FILE, "GLOB",
+	 "The crashes in the journal files matching GLOB"},
+	{"journal", no_argument, ARG_SOURCE_JOURNAL, NULL, "The crashes in this machine's journal"},
+	{"documents", required_argument, ARG_SOURCE_DOCUMENTS, "DIR",
+	 "The crash documents in DIR (http-json target)"},
+	{}};
+
 int source_parse_option(int c, const char *arg)
 {
 	switch (c) {
@@ -52,15 +61,20 @@ int source_parse_option(int c, const char *arg)
 	return 1;
 }
 
-int source_check_verb(const char *verb)
+bool source_verb_reads(const char *verb)
 {
-	static const char *const readers[] = {"list", "show", "dmesg", "export", "help"};
+	static const char *const readers[] = {"list", "show", "dmesg", "export"};
 
-	if (arg_source == SOURCE_STORE)
-		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(readers); i++)
 		if (streq(verb, readers[i]))
-			return 0;
+			return true;
+	return false;
+}
+
+int source_check_verb(const char *verb)
+{
+	if (arg_source == SOURCE_STORE || source_verb_reads(verb) || streq(verb, "help"))
+		return 0;
 	return log_error_errno(EINVAL,
 			       "'%s' works on the store only; -D, --file, --journal and "
 			       "--documents are for list, show, dmesg and export.",

@@ -26,6 +26,7 @@
 
 #include "macro.h"
 #include "store/store.h"
+#include "verbs.h"
 
 typedef enum SourceType {
 	SOURCE_STORE,
@@ -46,17 +47,14 @@ enum {
 	ARG_SOURCE_JOURNAL,
 	ARG_SOURCE_DOCUMENTS,
 };
-#define SOURCE_OPTIONS                                                                             \
-	{"directory", required_argument, NULL, 'D'},                                               \
-		{"file", required_argument, NULL, ARG_SOURCE_FILE},                                \
-		{"journal", no_argument, NULL, ARG_SOURCE_JOURNAL},                                \
-	{                                                                                          \
-		"documents", required_argument, NULL, ARG_SOURCE_DOCUMENTS                         \
-	}
-#define SOURCE_SHORTOPTS "D:"
+/* -D, --file=, --journal and --documents=, which choose the source, and their --help. */
+extern const OptionSpec source_options[];
 
-/* Takes a SOURCE_OPTIONS option: 1 if taken, <0 on error (logged), -ENOENT if not one of them. */
+/* Takes one of source_options: 1 if taken, <0 on error (logged), -ENOENT if not one of them. */
 int source_parse_option(int c, const char *arg);
+
+/* Whether the verb reads crashes, from any source. */
+bool source_verb_reads(const char *verb);
 
 /* Refuses (logging why) a verb other than those above when another source was chosen. */
 int source_check_verb(const char *verb);

@@ -24,6 +24,7 @@
 #include <systemd/sd-id128.h>
 #include <systemd/sd-journal.h>
 
+#include "archive-journal.h"
 #include "config/config.h"
 #include "pstore/pstore.h"
 #include "sha256-util.h"
@@ -47,23 +48,28 @@ typedef struct LogBuffer {
 #define LOG_FIELD_PREFIX_LEN (sizeof(JOURNAL_LOG_FIELD) - 1)
 
 /*
- * Where a crash's log is assembled: in memory, and in its dmesg.txt if it is
- * stored; at most MaxLogSize= bytes of it, the rest is cut.
+ * Where a crash's log is assembled, in a->log: at most MaxLogSize= bytes of
+ * it, the newest. The log runs oldest line first, and the newest lines (of a
+ * dump, Part1) hold the panic: once the log is full, each write overwrites its
+ * oldest bytes, the buffer used as a ring from head on, which
+ * log_sink_finish() turns back into a log that starts with a whole line.
  */
 typedef struct LogSink {
-	StoreTxn *txn;
 	LogBuffer *log;
-	size_t left; /* of MaxLogSize= */
+	size_t max;  /* MaxLogSize= */
+	size_t head; /* once full: where the oldest byte is, and the next one goes */
 	bool cut;
 } LogSink;
 
 /*
- * A crash written to the store's staging area in this run, waiting for the
- * commit of its batch before it is journaled and erased.
+ * A crash of this run waiting for the rest of its batch before it is erased:
+ * written to the store's staging area, to be committed and then journaled
+ * (Storage=both|store); or sent to journald, to be read back from the
+ * journal files (Storage=journal).
  */
 typedef struct Staged {
 	const PstoreCrash *crash;
-	StoreTxn *txn;
+	StoreTxn *txn;		   /* NULL for Storage=journal */
 	JournalCrashFields fields; /* of its journal entry but the log, which is in the store */
 	char id[STORE_CRASH_ID_LEN + 1];
 } Staged;
@@ -75,6 +81,9 @@ typedef struct Staged {
  */
 #define STAGED_MAX 128
 
+/* How long a run waits for another run on the same store to finish. */
+#define ARCHIVE_LOCK_TIMEOUT_SEC 30
+
 typedef struct Archive {
 	PstoredConfig *config;
 	const char *pstore_dir;
@@ -82,12 +91,19 @@ typedef struct Archive {
 	int pstore_fd;
 	const char *store_dir;
 	PstoreScan *scan;
-	Store *store;	   /* NULL unless Storage=both|store */
+	Store *store;	    /* NULL unless Storage=both|store */
+	Store *other_store; /* Storage=journal|none: the store directory, if any, for lock and record */
+	int lock_fd;	    /* the store's lock of archive runs (store_lock_archive()) */
+	bool lock_busy;	    /* another run held it for ARCHIVE_LOCK_TIMEOUT_SEC */
 	json_t *summaries; /* of the store after the run, NULL until listed */
 	bool store_failed; /* could not be opened: nowhere to record the run */
 	bool journal;
 	bool unlink;
 	sd_journal *journal_reader;
+	/* The boots of the journal, for the crashed boot of each crash; listed at the first crash. */
+	JournalBoot *boots;
+	size_t n_boots;
+	bool boots_listed;
 	char boot_id[SD_ID128_STRING_MAX], machine_id[SD_ID128_STRING_MAX];
 	usec_t started_at;
 	unsigned archived, already, dropped, failed;
@@ -108,8 +124,10 @@ const char *log_buffer_field(const LogBuffer *b, size_t *ret_len);
 void log_buffer_reset(LogBuffer *b);
 /* Makes room for more bytes of log after what is in b. */
 int log_buffer_reserve(LogBuffer *b, size_t more);
-/* Adds to the log, cutting it at MaxLogSize=. */
+/* Adds to the log; past MaxLogSize=, its oldest bytes make room. */
 int log_sink_write(LogSink *l, const char *buf, size_t len);
+/* Puts the log of a ring back in order; a log that was cut starts with its first whole line. */
+void log_sink_finish(LogSink *l);
 /* Reads the log of a crash that is in the store into a->log. */
 int read_stored_log(Archive *a, const char *id);
 
@@ -141,9 +159,18 @@ int decode_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, const
 /* Committing and erasing (archive-commit.c). */
 /* Writes the crash to the store's staging area; archive_commit() journals and erases it. */
 int stage_crash(Archive *a, const PstoreCrash *c, const char *id);
-/* Makes the staged crashes durable in one commit, then journals and erases each. */
+/*
+ * Storage=journal: sends the crash's entry, and stages it to be read back from
+ * the journal files by archive_commit() before it is erased.
+ */
+int journal_crash(Archive *a, const PstoreCrash *c, const char *id);
+/* Sends the journal entry of a crash that is in the store, read back from there. */
+int journal_stored_crash(Archive *a, const char *id);
+/*
+ * Ends a batch of staged crashes: makes them durable in the store in one
+ * commit, or has journald write them out and reads them back; then erases
+ * each crash that is where Storage= wants it.
+ */
 void archive_commit(Archive *a);
-/* Sends the journal entry of a crash that is not staged: read back from the store, or built. */
-int journal_crash(Archive *a, const PstoreCrash *c, const char *id, bool from_store);
 /* Erases the crash's records from pstore, the key record last. */
 int erase_crash(Archive *a, const PstoreCrash *c);

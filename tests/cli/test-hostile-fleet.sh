@@ -89,7 +89,7 @@ ctl --documents="$T/docs" --json=short list 2>"$T/warnings" | jq -r '.[].id' >"$
 unnamed=0 not_left_out=""
 # show's labels of the string keys.
 declare -A labels=([kind]=Kind [reason]=Reason [backend]=Backend [pstore_reason]="Pstore reason"
-	[severity]=Severity [hostname]=Host [machine_id]="Machine ID" [boot_id]="Boot ID"
+	[severity]=Severity [hostname]=Host [machine_id]="Machine ID" [crashed_boot_id]="Crashed boot"
 	[analysis.message]=Message [analysis.function]=Function [analysis.signature]=Signature
 	[analysis.kernel_version]=Kernel [analysis.module]=Module)
 while read -r file key value id; do
