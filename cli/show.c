@@ -200,24 +200,25 @@ const VerbOptions show_options = {show_option_table, match_options, handle_show_
 int verb_show(int argc, char *argv[])
 {
 	_cleanup_(source_crash_freep) SourceCrash *c = NULL;
+	json_t *crash;
 	int r;
 
 	r = source_open_crash(argc > 1 ? argv[1] : NULL, &c);
 	if (r < 0)
 		return r;
-	r = symbolize_analysis(json_object_get(c->crash, "analysis"),
-			       json_object_get(c->crash, "build_ids"));
+	crash = source_crash_json(c);
+	r = symbolize_analysis(json_object_get(crash, "analysis"),
+			       json_object_get(crash, "build_ids"));
 	if (r < 0)
 		return r;
 
 	if (arg_json != JSON_OFF) {
-		if (c->location &&
-		    json_object_set_new(c->crash, "path", json_string(c->location)) < 0)
+		if (c->location && json_object_set_new(crash, "path", json_string(c->location)) < 0)
 			return log_oom();
-		return print_json(c->crash);
+		return print_json(crash);
 	}
 
 	pager_open();
-	show_crash(c->crash, c->location);
+	show_crash(crash, c->location);
 	return 0;
 }

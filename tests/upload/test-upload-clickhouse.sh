@@ -63,13 +63,17 @@ all_in_state() {
 	done
 }
 
-# Machine 1: a credentials file of one line is refused, with what it should hold.
+# Machine 1: a credentials file without both lines, with a third line or with
+# CRLF line ends is refused, with what it should hold.
 machine 1
 make_crashes 3 1 >/dev/null
-printf 'pstored\n' >"$T/clickhouse.credentials"
-! pstorectl_upload >"$T/out" 2>&1 || fail "a credentials file without a key is taken"
-grep -qF "CredentialsFile=$T/clickhouse.credentials must hold the ClickHouse user on one line and its key on the next." "$T/out" ||
-	{ cat "$T/out"; fail "the bad credentials file is not explained"; }
+for bad in 'pstored\n' 'pstored\n\n' '\nkey\n' 'pstored\nkey\nmore\n' 'pstored\r\nkey\r\n'; do
+	# shellcheck disable=SC2059
+	printf "$bad" >"$T/clickhouse.credentials"
+	! pstorectl_upload >"$T/out" 2>&1 || fail "credentials file '$bad' is taken"
+	grep -qF "CredentialsFile=$T/clickhouse.credentials must hold the ClickHouse user on one line and its key on the next." "$T/out" ||
+		{ cat "$T/out"; fail "the bad credentials file '$bad' is not explained"; }
+done
 
 # A wrong key: ClickHouse refuses (401), the crashes fail; due again once the file changes.
 printf 'pstored\nwrong-key\n' >"$T/clickhouse.credentials"
