@@ -132,6 +132,13 @@ objcopy -O binary --only-section=.note.gnu.build-id "$ko" \
 id=$(basename "$(find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*')")
 check "archived with the module's build id" eq \
 	"$(jq -r .build_ids.modules.pstored_crashtest "$tmp/store/$id/crash.json")" "$module_id"
+# The crash's build id is not the file's: another build, refused.
+cp -a "$tmp/store" "$tmp/other-store"
+jq '.build_ids.modules.pstored_crashtest = "0123456789abcdef0123456789abcdef01234567"' \
+	"$tmp/store/$id/crash.json" >"$tmp/other-store/$id/crash.json"
+check "a module of another build id is refused" eq "$("$PSTORECTL" --store-dir="$tmp/other-store" \
+	--json=short show --debug-dir="$tmp/mod" "$id" | jq -r '.analysis.frames[0].unresolved')" \
+	"$ko is another build (build id $module_id, the crashed pstored_crashtest's is 0123456789abcdef0123456789abcdef01234567)"
 cp "$ko" "$tmp/served/"
 # In the namespace: debuginfod on the served directory, and pstorectl show through it.
 unshare -n bash -c '
