@@ -576,6 +576,9 @@ static int resolve_frame(Symbolizer *s, json_t *frames, size_t index, json_t **r
 		return (*ret = unresolved("the log names no function")) ? 0 : -ENOMEM;
 	if (!fr.have_offset)
 		return (*ret = unresolved("the log gives no offset")) ? 0 : -ENOMEM;
+	/* past the end: another function's lines (a return address may be at the very end) */
+	if (fr.offset > fr.size)
+		return (*ret = unresolved("the offset is past the function's end")) ? 0 : -ENOMEM;
 	if (fr.module && !kernel_module_name_is_valid(fr.module))
 		return (*ret = unresolved("not a module name")) ? 0 : -ENOMEM;
 	f = debug_file(s, fr.module, &r);

@@ -110,6 +110,13 @@ check "a mismatching module is refused" eq \
 	"$(jq -r '[.analysis.frames[] | select(.module) | .unresolved] | unique[]' "$tmp/wrong.json")" \
 	"$ko does not match the crashed kernel: crashtest_spin is $spin_size bytes there, 0x999 in the log"
 
+# An offset past the function's end would be another function's line.
+sed "s|crashtest_init+$init_off/|crashtest_init+$(printf '0x%x' $((init_size + 1)))/|" \
+	"$tmp/oops.txt" >"$tmp/past.txt"
+check "an offset past the function's end is not resolved" eq "$("$PSTORECTL" decode --json=short \
+	--debug-dir="$tmp/mod" "$tmp/past.txt" | jq -r '.analysis.frames[1].unresolved')" \
+	"the offset is past the function's end"
+
 # A module name from the log that would name a path: never looked up.
 sed 's/\[pstored_crashtest\]/[..\/..\/mod]/' "$tmp/oops.txt" >"$tmp/path.txt"
 check "a module name that is a path is refused" eq "$("$PSTORECTL" decode --json=short \
