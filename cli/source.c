@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "crash-parse.h"
 #include "crash-util.h"
 #include "fs-util.h"
 #include "log.h"
@@ -362,6 +363,15 @@ SourceCrash *source_crash_free(SourceCrash *c)
 	return NULL;
 }
 
+json_t *source_crash_json(SourceCrash *c)
+{
+	if (!c->crash) {
+		crash_document_strip(c->document);
+		c->crash = TAKE_PTR(c->document);
+	}
+	return c->crash;
+}
+
 int source_crash_dmesg(SourceCrash *c, size_t max, char **ret, size_t *ret_len)
 {
 	_cleanup_free_ char *path = NULL;
@@ -394,6 +404,6 @@ int source_crash_export(SourceCrash *c, json_t **ret)
 {
 	if (c->store)
 		return upload_export_json(c->store, c->id, ret);
-	*ret = json_deep_copy(c->document);
-	return *ret ? 0 : -ENOMEM;
+	*ret = json_incref(c->document);
+	return 0;
 }

@@ -95,20 +95,30 @@ const char *crash_entry_host(const CrashEntry *e);
  */
 typedef struct SourceCrash {
 	char *id;
-	json_t *crash;	  /* crash.json, or what the source has of it */
+	json_t *crash;	  /* crash.json in the store; the others: see source_crash_json() */
 	char *location;	  /* where it is: the crash directory, or the document */
 	Store *store;	  /* the store source only */
 	json_t *document; /* the others: the export document, as much as there is */
 } SourceCrash;
 
 int source_open_crash(const char *prefix, SourceCrash **ret);
+
+/*
+ * The crash.json of c, or what the source has of it. Outside the store, its document made
+ * into it in place (crash_document_strip()), so that a crash is never held twice: dmesg and
+ * export of c are then no more.
+ */
+json_t *source_crash_json(SourceCrash *c);
 SourceCrash *source_crash_free(SourceCrash *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(SourceCrash *, source_crash_free);
 
 /* The crash's kernel log, of at most max bytes (-EFBIG beyond), or -ENOENT if none. */
 int source_crash_dmesg(SourceCrash *c, size_t max, char **ret, size_t *ret_len);
 
-/* The export document (upload/export.h): as much of it as the source has. */
+/*
+ * The export document (upload/export.h): as much of it as the source has. Outside the
+ * store, a reference to c's own: not to be changed.
+ */
 int source_crash_export(SourceCrash *c, json_t **ret);
 
 /* The sources' own parts (source-*.c), used by source.c. */
