@@ -3,10 +3,12 @@
  * libFuzzer target for what pstorectl reads from other machines
  * (cli/crash-parse.h). An input whose first byte is 'j' is a journal entry
  * of pstored: its fields "NAME=value", one a line, become a crash as
- * pstorectl -D reads one. Any other input, past its first byte, is a
- * collected document, as pstorectl --documents reads it, whose parse and
+ * pstorectl -D reads one. An input whose first byte is 'c' is a row of
+ * ClickHouse, as pstorectl --clickhouse reads it
+ * (upload_clickhouse_row_to_crash()). Any other input, past its first byte,
+ * is a collected document, as pstorectl --documents reads it, whose parse and
  * crash must stay within the memory bound of crash-parse.h (else abort()).
- * Of both, the summary a listing entry is made of (store_crash_summary()) and
+ * Of all, the summary a listing entry is made of (store_crash_summary()) and
  * the JSON show and export print. Built with ./configure --enable-fuzzing CC=clang;
  * seeds: tests/lib/fuzz-seeds.
  */
@@ -19,6 +21,7 @@
 #include "crash-parse.h"
 #include "macro.h"
 #include "store/store.h"
+#include "upload/clickhouse.h"
 
 /* What pstorectl prints of a crash: its summary and the whole JSON. */
 static void print_crash(json_t *crash)
@@ -112,6 +115,14 @@ static void read_document(const char *buf, size_t len)
 	print_crash(doc);
 }
 
+static void read_row(const char *buf, size_t len)
+{
+	json_auto_t *row = json_loadb(buf, len, 0, NULL), *crash = NULL;
+
+	if (row && upload_clickhouse_row_to_crash(row, &crash) == 0)
+		print_crash(crash);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -120,6 +131,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (data[0] == 'j')
 		read_entry((const char *)data + 1, (const char *)data + size);
+	else if (data[0] == 'c')
+		read_row((const char *)data + 1, size - 1);
 	else
 		read_document((const char *)data + 1, size - 1);
 	return 0;

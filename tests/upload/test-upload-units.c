@@ -257,13 +257,11 @@ Test(clickhouse_row, whole)
 	text = json_dumps(row, JSON_COMPACT);
 	cr_assert_str_eq(
 		text,
-		"{\"time\":1700000000,\"time_usec\":1700000000123456,\"machine_id\":\"m-from-"
-		"host\","
-		"\"hostname\":\"h1\",\"crash_id\":\"c1\",\"boot_id\":\"b1\",\"kind\":\"kernel-"
-		"crash\","
-		"\"reason\":\"oops\",\"backend\":\"\",\"message\":\"BUG: x\",\"function\":\"f\","
-		"\"module\":\"\",\"kernel\":\"6.1\",\"signature\":\"s\",\"taint\":\"G\",\"comm\":"
-		"\"\","
+		"{\"time\":1700000000,\"time_usec\":1700000000123456,\"archived_at\":1,"
+		"\"machine_id\":\"m-from-host\",\"hostname\":\"h1\",\"crash_id\":\"c1\","
+		"\"boot_id\":\"b1\",\"kind\":\"kernel-crash\",\"reason\":\"oops\",\"backend\":\"\","
+		"\"pstore_reason\":\"\",\"message\":\"BUG: x\",\"function\":\"f\",\"module\":\"\","
+		"\"kernel\":\"6.1\",\"signature\":\"s\",\"taint\":\"G\",\"comm\":\"\","
 		"\"frame_function\":[\"f\",\"g\"],\"frame_offset\":[26,-1],\"frame_size\":[144,-1],"
 		"\"frame_module\":[\"\",\"ext4\"],\"dmesg\":\"<0>panic \xef\xbf\xbd\\n\","
 		"\"records\":\"[{\\\"name\\\":\\\"dmesg-erst-1\\\",\\\"size\\\":5}]\"}");
@@ -284,4 +282,60 @@ Test(clickhouse_row, fallbacks)
 	cr_assert_str_eq(json_string_value(json_object_get(row, "dmesg")), "");
 	cr_assert_str_eq(json_string_value(json_object_get(row, "records")), "[]");
 	cr_assert_eq(json_array_size(json_object_get(row, "frame_function")), 0);
+}
+
+/* What "pstorectl --clickhouse=" reads back: the row's columns as crash.json's keys. */
+Test(clickhouse_row, read_back)
+{
+	json_auto_t *row = NULL, *crash = NULL;
+	_cleanup_free_ char *text = NULL;
+
+	/* As ClickHouse writes it: the 64-bit integers quoted. */
+	row = json_loads(
+		"{\"crash_id\":\"c1\",\"machine_id\":\"m1\",\"hostname\":\"h1\","
+		"\"boot_id\":\"\",\"kind\":\"kernel-crash\",\"reason\":\"oops\","
+		"\"backend\":\"erst\",\"pstore_reason\":\"Oops\","
+		"\"time_usec\":\"1700000000123456\",\"archived_at\":\"1700000001000000\","
+		"\"message\":\"BUG: x\",\"function\":\"f\",\"module\":\"\",\"kernel\":\"6.1\","
+		"\"signature\":\"s\",\"taint\":\"\",\"comm\":\"sh\","
+		"\"records\":\"[{\\\"name\\\":\\\"dmesg-erst-1\\\"}]\"}",
+		0, NULL);
+	cr_assert_not_null(row);
+	cr_assert_eq(upload_clickhouse_row_to_crash(row, &crash), 0);
+	text = json_dumps(crash, JSON_COMPACT | JSON_SORT_KEYS);
+	cr_assert_str_eq(text,
+			 "{\"analysis\":{\"comm\":\"sh\",\"function\":\"f\","
+			 "\"kernel_version\":\"6.1\",\"message\":\"BUG: x\",\"signature\":\"s\"},"
+			 "\"archived_at\":1700000001000000,\"backend\":\"erst\",\"hostname\":"
+			 "\"h1\",\"id\":\"c1\",\"kind\":\"kernel-crash\",\"machine_id\":\"m1\","
+			 "\"pstore_reason\":\"Oops\",\"reason\":\"oops\",\"records\":[{\"name\":"
+			 "\"dmesg-erst-1\"}],\"time\":1700000000123456}");
+}
+
+/* Not rows of ours: no id, a time that is no number or too big, records not an array. */
+Test(clickhouse_row, hostile_rows)
+{
+	const char *const hostile[] = {
+		"{\"time_usec\":1,\"archived_at\":1,\"records\":\"[]\"}",
+		"{\"crash_id\":\"\",\"time_usec\":1,\"archived_at\":1,\"records\":\"[]\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":\"-1\",\"archived_at\":1,\"records\":\"[]\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":\"1x\",\"archived_at\":1,\"records\":\"[]\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":\"18446744073709551615\",\"archived_at\":1,"
+		"\"records\":\"[]\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":1,\"records\":\"[]\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":1,\"archived_at\":1,\"records\":\"{}\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":1,\"archived_at\":1,\"records\":\"[\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":1,\"archived_at\":1}",
+		"[]",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(hostile); i++) {
+		json_auto_t *row = json_loads(hostile[i], 0, NULL);
+		json_t *crash = NULL;
+
+		cr_assert_not_null(row, "%s", hostile[i]);
+		cr_assert_eq(upload_clickhouse_row_to_crash(row, &crash), -EBADMSG, "%s",
+			     hostile[i]);
+		cr_assert_null(crash);
+	}
 }
