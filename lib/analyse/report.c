@@ -50,7 +50,8 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 			in_trace = false;
 		/* in the report's first trace: the others are other CPUs' */
 		else if (in_trace && !after_irq && traces == 1 &&
-			 (has_prefix(l, "</IRQ>") || has_prefix(l, "<EOI>"))) {
+			 (has_prefix(l, "</IRQ>") || has_prefix(l, "<EOI>") ||
+			  has_prefix(l, "<<EOE>>") || has_prefix(l, "</NMI>"))) {
 			after_irq = true;
 			/* "<EOI>  [<ffffffff810e4299>] ? note_page+0x249/0xe90" before 4.9 */
 			r->after_irq_index = i;
@@ -273,7 +274,11 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 				report->trace_index = i;
 				break;
 			}
-	} else if (stalled && report->after_irq_index > 0) {
+	} else if ((stalled || (kind == EVENT_HARD_LOCKUP && !report->have_ip &&
+				trace_has_frame_at(lines, report->after_irq_index, end))) &&
+		   report->after_irq_index > 0) {
+		/* where the timer interrupt or, in a hard lockup whose registers were not printed,
+		 * the NMI watchdog found the CPU: after "<<EOE>>" before 3.x */
 		report->trace_start = &lines[report->after_irq_index];
 		report->trace_index = report->after_irq_index;
 	} else if (stalled && report->trace_start) {
