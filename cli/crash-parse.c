@@ -14,6 +14,7 @@
 
 typedef enum FieldAction {
 	FIELD_ID,	/* crash.json's "id": exactly a crash id, and only one */
+	FIELD_MACHINE,	/* "machine_id": a machine id, else none */
 	FIELD_CRASH,	/* a string of crash.json */
 	FIELD_ANALYSIS, /* a string of crash.json's "analysis" */
 	FIELD_TIME,	/* crash.json's "time", decimal */
@@ -34,7 +35,8 @@ static const struct {
 	{"PSTORE_BACKEND", "backend", FIELD_CRASH},
 	{"PSTORE_SEVERITY", "severity", FIELD_CRASH},
 	{"_BOOT_ID", "boot_id", FIELD_CRASH},
-	{"_MACHINE_ID", "machine_id", FIELD_CRASH},
+	{"PSTORE_CRASHED_BOOT_ID", "crashed_boot_id", FIELD_CRASH},
+	{"_MACHINE_ID", "machine_id", FIELD_MACHINE},
 	{"_HOSTNAME", "hostname", FIELD_CRASH},
 	{"KERNEL_VERSION", "kernel_version", FIELD_ANALYSIS},
 	{"CRASH_SIGNATURE", "signature", FIELD_ANALYSIS},
@@ -102,6 +104,22 @@ static json_t *json_crash_id(json_t *crash, const char *v, size_t len)
 	return store_crash_id_is_valid(id) ? json_string(id) : json_null();
 }
 
+/*
+ * A machine id as sd_id128_to_string() writes it, 32 lowercase hex digits; anything else is
+ * none. The id tells the crashes of machines apart: whatever list and show read of the field,
+ * however long (sd_journal_set_data_threshold() cuts what list reads), they must tell the same
+ * machine.
+ */
+static bool is_machine_id(const char *v, size_t len)
+{
+	if (len != 32)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!((v[i] >= '0' && v[i] <= '9') || (v[i] >= 'a' && v[i] <= 'f')))
+			return false;
+	return true;
+}
+
 int crash_add_journal_field(json_t *crash, json_t *analysis, const void *field, size_t len,
 			    bool with_log)
 {
@@ -121,6 +139,11 @@ int crash_add_journal_field(json_t *crash, json_t *analysis, const void *field, 
 		switch (crash_fields[i].action) {
 		case FIELD_ID:
 			value = json_crash_id(crash, v, vlen);
+			break;
+		case FIELD_MACHINE:
+			if (!is_machine_id(v, vlen))
+				return 0;
+			value = json_stringn(v, vlen);
 			break;
 		case FIELD_TIME:
 			value = json_time(v, vlen);

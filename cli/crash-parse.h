@@ -17,7 +17,9 @@
  * Puts the journal field "NAME=value" (data, len; not NUL-terminated) into
  * crash, or into analysis, if it is one of pstored's (store/journal-fields.h);
  * the log ("dmesg") only if with_log. A crash id is taken when the field is
- * exactly one and the first of the entry; else "id" becomes null. -ENOMEM.
+ * exactly one and the first of the entry; else "id" becomes null. A machine
+ * id (_MACHINE_ID) is taken only when it is one (32 lowercase hex digits).
+ * -ENOMEM.
  */
 int crash_add_journal_field(json_t *crash, json_t *analysis, const void *data, size_t len,
 			    bool with_log);

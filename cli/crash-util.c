@@ -158,14 +158,41 @@ void print_analysis(json_t *analysis)
 	print_field("Signature", crash_string(analysis, "signature"));
 }
 
+/* "func+0x2a/0x90 [mod]" of a frame of "frames", as the kernel printed it; what is missing or of
+ * another type is left out. */
+static void print_frame(json_t *frame)
+{
+	json_t *offset = json_object_get(frame, "offset"), *size = json_object_get(frame, "size");
+	const char *module = crash_string(frame, "module");
+
+	utf8_escape_fputs(crash_string(frame, "function") ?: "?", stdout);
+	if (json_is_integer(offset) && json_is_integer(size) && json_integer_value(offset) >= 0 &&
+	    json_integer_value(size) >= 0)
+		printf("+0x%" PRIx64 "/0x%" PRIx64, (uint64_t)json_integer_value(offset),
+		       (uint64_t)json_integer_value(size));
+	if (module) {
+		fputs(" [", stdout);
+		utf8_escape_fputs(module, stdout);
+		putchar(']');
+	}
+}
+
 void print_call_trace(json_t *analysis)
 {
-	json_t *frame;
+	json_t *frames = json_object_get(analysis, "frames"), *frame;
 	size_t i;
 
-	json_array_foreach(json_object_get(analysis, "call_trace"), i, frame) {
-		print_label("Call trace", i == 0);
-		utf8_escape_fputs(json_string_value(frame) ?: "?", stdout);
-		putchar('\n');
-	}
+	/* crash.json before "frames" was added has the function names alone */
+	if (json_array_size(frames) > 0)
+		json_array_foreach(frames, i, frame) {
+			print_label("Call trace", i == 0);
+			print_frame(frame);
+			putchar('\n');
+		}
+	else
+		json_array_foreach(json_object_get(analysis, "call_trace"), i, frame) {
+			print_label("Call trace", i == 0);
+			utf8_escape_fputs(json_string_value(frame) ?: "?", stdout);
+			putchar('\n');
+		}
 }

@@ -51,5 +51,6 @@ void print_field(const char *label, const char *value);
 void print_label(const char *name, bool first);
 /* The fields of a log's analysis (crash.json's "analysis"): kernel version to signature. */
 void print_analysis(json_t *analysis);
-/* Its call trace, one function per line. */
+/* Its call trace, one frame per line: "func+0x2a/0x90 [mod]" (or the function alone, as in
+ * crash.json before "frames"). */
 void print_call_trace(json_t *analysis);

@@ -62,8 +62,10 @@ enum {
 	ARG_TYPE = ARG_VERB_BASE,
 };
 
-static const struct option decode_option_table[] = {
-	{"type", required_argument, NULL, ARG_TYPE},
+static const OptionSpec decode_option_table[] = {
+	{"type", required_argument, ARG_TYPE, "TYPE",
+	 "What the files are: cper, mce, dmesg (a pstore log record),\n"
+	 "log (a kernel log) or auto (the default: by name and content)"},
 	{},
 };
 

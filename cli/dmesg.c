@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pstorectl dmesg ID: the crash's reassembled kernel log, oldest line first,
+ * pstorectl dmesg [ID]: the crash's reassembled kernel log, oldest line first,
  * through the pager, escaped but for its newlines and tabs; with --raw as
  * stored, to a pipe or a file only; with --json {"id": ..., "dmesg": "..."}.
  */
@@ -13,6 +13,7 @@
 #include "crash-util.h"
 #include "fs-util.h"
 #include "log.h"
+#include "match.h"
 #include "pager.h"
 #include "pstorectl.h"
 #include "source.h"
@@ -34,13 +35,16 @@ static int handle_dmesg_option(int c, const char *arg)
 		arg_raw = true;
 		return 0;
 	default:
-		return -EINVAL;
+		return match_parse_option(c, arg);
 	}
 }
 
-static const struct option dmesg_option_table[] = {{"raw", no_argument, NULL, ARG_RAW}, {}};
+static const OptionSpec dmesg_option_table[] = {
+	{"raw", no_argument, ARG_RAW, NULL,
+	 "The log as stored, control characters included (not to a\nterminal)"},
+	{}};
 
-const VerbOptions dmesg_options = {dmesg_option_table, NULL, handle_dmesg_option};
+const VerbOptions dmesg_options = {dmesg_option_table, match_options, handle_dmesg_option};
 
 /* The log as it is, byte for byte, in pieces: --raw, for a pipe or a file. */
 static int dmesg_raw(int fd, const char *path)
@@ -91,7 +95,7 @@ int verb_dmesg(int argc, char *argv[])
 				"redirect it to a file or a pipe, or leave --raw out to see it "
 				"on a terminal.");
 
-	r = source_open_crash(argv[1], &c);
+	r = source_open_crash(argc > 1 ? argv[1] : NULL, &c);
 	if (r < 0)
 		return r;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pstorectl export ID [--output=FILE]: the crash as one JSON document, raw
+ * pstorectl export [ID] [--output=FILE]: the crash as one JSON document, raw
  * records included (see lib/upload/export.h), pretty unless --json=short.
  */
 
@@ -12,6 +12,7 @@
 
 #include "crash-util.h"
 #include "log.h"
+#include "match.h"
 #include "pstorectl.h"
 #include "source.h"
 #include "upload-options.h"
@@ -28,6 +29,10 @@ enum {
 
 static int handle_export_option(int c, const char *arg)
 {
+	int r = match_parse_option(c, arg);
+
+	if (r != -ENOENT)
+		return r;
 	if (c == ARG_REDACTED) {
 		arg_redacted = true;
 		return 0;
@@ -38,12 +43,14 @@ static int handle_export_option(int c, const char *arg)
 	return 0;
 }
 
-static const struct option export_option_table[] = {{"output", required_argument, NULL, 'o'},
-						    {"redacted", no_argument, NULL, ARG_REDACTED},
-						    UPLOAD_CONFIG_OPTIONS,
-						    {}};
+static const OptionSpec export_option_table[] = {
+	{"output", required_argument, 'o', "FILE", "Write the document to FILE instead of stdout"},
+	{"redacted", no_argument, ARG_REDACTED, NULL,
+	 "Redact it as an upload target would (--target=, --config=,\n--dmi-dir=)"},
+	UPLOAD_CONFIG_OPTIONS,
+	{}};
 
-const VerbOptions export_options = {export_option_table, "o:", handle_export_option};
+const VerbOptions export_options = {export_option_table, match_options, handle_export_option};
 
 /*
  * The redaction rules of --target= (default: the first target; the
@@ -111,7 +118,7 @@ int verb_export(int argc, char *argv[])
 				       "--redacted redacts crashes of the store: what journal "
 				       "files and documents hold was redacted by the machine "
 				       "that sent it, as its target says.");
-	r = source_open_crash(argv[1], &c);
+	r = source_open_crash(argc > 1 ? argv[1] : NULL, &c);
 	if (r < 0)
 		return r;
 	if (arg_redacted) {

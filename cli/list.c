@@ -13,63 +13,35 @@
 
 #include "crash-util.h"
 #include "log.h"
+#include "match.h"
 #include "pager.h"
 #include "parse-util.h"
 #include "pstorectl.h"
 #include "source.h"
 #include "table.h"
+#include "terminal.h"
 
 /* Short ids are at least this long, and longer where two listed ids share a longer prefix. */
 #define SHORT_ID_MIN 8
 
+/* On a terminal, the message keeps this many columns (or all it needs) before any other column. */
+#define MESSAGE_MIN 30
+
 /* stdout's buffer, until the exit flushes it (glibc's setvbuf() takes no size without one). */
 static char stdout_buffer[64 * 1024];
 
-static usec_t arg_since, arg_until = USEC_INFINITY;
-static const char *arg_reason, *arg_kind, *arg_signature, *arg_host, *arg_machine;
 static size_t arg_lines = SIZE_MAX;
-static bool arg_group;
+static bool arg_reverse, arg_group;
 
 enum {
-	ARG_REASON = ARG_VERB_BASE,
-	ARG_KIND,
-	ARG_SIGNATURE,
-	ARG_GROUP,
-	ARG_HOST,
-	ARG_MACHINE,
+	ARG_GROUP = ARG_VERB_BASE,
 };
-
-static int parse_time_option(const char *name, const char *arg, usec_t *ret)
-{
-	int r = parse_timestamp(arg, now_usec(), ret);
-
-	if (r < 0)
-		return log_error_errno(r,
-				       "Invalid %s time '%s': %m (use e.g. \"2026-12-01 10:00\", "
-				       "\"yesterday\", \"-2h\" or \"1 hour ago\", see "
-				       "systemd.time(7)).",
-				       name, arg);
-	return 0;
-}
 
 static int handle_list_option(int c, const char *arg)
 {
 	uint64_t n;
 
 	switch (c) {
-	case 'S':
-		return parse_time_option("--since", arg, &arg_since);
-	case 'U':
-		return parse_time_option("--until", arg, &arg_until);
-	case ARG_REASON:
-		arg_reason = arg;
-		return 0;
-	case ARG_KIND:
-		arg_kind = arg;
-		return 0;
-	case ARG_SIGNATURE:
-		arg_signature = arg;
-		return 0;
 	case 'n':
 		if (parse_uint64(arg, &n) < 0 || n > SIZE_MAX)
 			return log_error_errno(
@@ -79,46 +51,29 @@ static int handle_list_option(int c, const char *arg)
 				arg);
 		arg_lines = n;
 		return 0;
+	case '1':
+		arg_lines = 1;
+		return 0;
+	case 'r':
+		arg_reverse = true;
+		return 0;
 	case ARG_GROUP:
 		arg_group = true;
 		return 0;
-	case ARG_HOST:
-		arg_host = arg;
-		return 0;
-	case ARG_MACHINE:
-		arg_machine = arg;
-		return 0;
 	default:
-		return -EINVAL;
+		return match_parse_option(c, arg);
 	}
 }
 
-static const struct option list_option_table[] = {
-	{"since", required_argument, NULL, 'S'},
-	{"until", required_argument, NULL, 'U'},
-	{"reason", required_argument, NULL, ARG_REASON},
-	{"kind", required_argument, NULL, ARG_KIND},
-	{"signature", required_argument, NULL, ARG_SIGNATURE},
-	{"lines", required_argument, NULL, 'n'},
-	{"group", no_argument, NULL, ARG_GROUP},
-	{"host", required_argument, NULL, ARG_HOST},
-	{"machine", required_argument, NULL, ARG_MACHINE},
+static const OptionSpec list_option_table[] = {
+	{"lines", required_argument, 'n', "N", "Only the N newest crashes"},
+	{NULL, no_argument, '1', NULL, "Only the newest crash"},
+	{"reverse", no_argument, 'r', NULL, "Newest first"},
+	{"group", no_argument, ARG_GROUP, NULL,
+	 "One line per signature: crashes, machines, first and last\ntime, kernels"},
 	{}};
 
-const VerbOptions list_options = {list_option_table, "S:U:n:", handle_list_option};
-
-static bool field_matches(const char *value, const char *want)
-{
-	return !want || strcasecmp(value, want) == 0;
-}
-
-static bool crash_matches(const CrashEntry *e)
-{
-	return e->crash.time >= arg_since && e->crash.time <= arg_until &&
-	       field_matches(e->crash.reason, arg_reason) && field_matches(e->crash.kind, arg_kind) &&
-	       field_matches(e->crash.signature, arg_signature) && field_matches(e->hostname, arg_host) &&
-	       field_matches(e->machine_id, arg_machine);
-}
+const VerbOptions list_options = {list_option_table, match_options, handle_list_option};
 
 static const char *or_dash(const char *s)
 {
@@ -206,9 +161,28 @@ enum {
 	_COLUMN_MAX,
 };
 
-/* HOST when the crashes come from several machines, UPLOAD for the store's own. */
+/*
+ * The colour of a crash's severity (severity_color()). Only the summary of a
+ * hardware error says its severity, and only those are parsed.
+ */
+static const char *crash_color(const CrashEntry *e)
+{
+	json_auto_t *summary = NULL;
+
+	if (streq(e->crash.kind, "hardware-error") && e->crash.summary_len > 0)
+		summary = json_loadb(e->crash.summary, e->crash.summary_len, 0, NULL);
+	return severity_color(e->crash.reason,
+			      json_string_value(json_object_get(summary, "severity")));
+}
+
+/*
+ * HOST when the crashes come from several machines, UPLOAD for the store's own.
+ * On a terminal too narrow for all, UPLOAD, KERNEL, KIND and HOST give way to
+ * the message, in that order.
+ */
 static int print_crash_table(const CrashEntry *const *v, size_t n)
 {
+	static const size_t drop_order[] = {COLUMN_UPLOAD, COLUMN_KERNEL, COLUMN_KIND, COLUMN_HOST};
 	static const char *const all_headers[_COLUMN_MAX] = {
 		"TIME", "ID", "HOST", "KIND", "REASON", "KERNEL", "UPLOAD", "MESSAGE"};
 	bool shown[_COLUMN_MAX] = {[COLUMN_TIME] = true,
@@ -218,15 +192,24 @@ static int print_crash_table(const CrashEntry *const *v, size_t n)
 				   [COLUMN_UPLOAD] = arg_source == SOURCE_STORE,
 				   [COLUMN_MESSAGE] = true};
 	const char *headers[_COLUMN_MAX];
-	size_t idlen = short_id_length(v, n), n_columns = 0;
+	size_t idlen = short_id_length(v, n), n_columns = 0, index[_COLUMN_MAX], drop[_COLUMN_MAX],
+	       n_drop = 0;
+	bool color = colors_enabled();
 	_cleanup_table_ Table *t = NULL;
 
 	for (size_t c = 0; c < _COLUMN_MAX; c++)
-		if (shown[c])
+		if (shown[c]) {
+			index[c] = n_columns;
 			headers[n_columns++] = all_headers[c];
+		}
+	for (size_t i = 0; i < ARRAY_SIZE(drop_order); i++)
+		if (shown[drop_order[i]])
+			drop[n_drop++] = index[drop_order[i]];
 	t = table_new(n_columns, headers);
 	if (!t || table_reserve(t, n) < 0)
 		return log_oom();
+	table_set_drop_order(t, drop, n_drop);
+	table_set_last_min(t, MESSAGE_MIN);
 
 	for (size_t i = 0; i < n; i++) {
 		char tbuf[FORMAT_TIMESTAMP_MAX], id[STORE_CRASH_ID_LEN + 1];
@@ -250,6 +233,12 @@ static int print_crash_table(const CrashEntry *const *v, size_t n)
 		id[idlen] = '\0';
 		if (table_add_row(t, cells) < 0)
 			return log_oom();
+		if (color) {
+			const char *c = crash_color(v[i]);
+
+			table_set_color(t, index[COLUMN_REASON], c);
+			table_set_color(t, index[COLUMN_MESSAGE], c);
+		}
 	}
 
 	return print_listing(t, "crash", "crashes");
@@ -298,7 +287,8 @@ static int group_by_signature(const CrashEntry **v, size_t n, Group **ret, size_
 		return -ENOMEM;
 	qsort(v, n, sizeof(*v), compare_by_key);
 	for (size_t i = 0; i < n; i++) {
-		if (k > 0 && (*v[i]->crash.signature != 0) == (*groups[k - 1].last->crash.signature != 0) &&
+		if (k > 0 &&
+		    (*v[i]->crash.signature != 0) == (*groups[k - 1].last->crash.signature != 0) &&
 		    streq(group_key(v[i]), group_key(groups[k - 1].last))) {
 			groups[k - 1].last = v[i];
 			groups[k - 1].count++;
@@ -354,16 +344,43 @@ static char *join_kernels(json_t *kernels)
 	return s;
 }
 
+enum {
+	GROUP_COUNT,
+	GROUP_MACHINES,
+	GROUP_FIRST,
+	GROUP_LAST,
+	GROUP_KERNELS,
+	GROUP_REASON,
+	GROUP_SIGNATURE,
+	GROUP_MESSAGE,
+	_GROUP_MAX,
+};
+
+/*
+ * On a terminal too narrow for all, the signature is cut to its first
+ * SHORT_SIGNATURE characters (enough to tell signatures apart, as short ids
+ * are) and the kernels to one version's width, then KERNELS, FIRST and
+ * MACHINES give way to the message, in that order: 120 columns show COUNT,
+ * MACHINES, LAST, REASON, SIGNATURE and the message.
+ */
+#define SHORT_SIGNATURE 12
+#define KERNEL_VERSION_WIDTH 14
+
 static int print_group_table(const Group *groups, size_t n, const CrashEntry *const *by_key)
 {
-	static const char *const headers[] = {"COUNT",	 "MACHINES", "FIRST",	  "LAST",
-					      "KERNELS", "REASON",   "SIGNATURE", "MESSAGE"};
-	_cleanup_table_ Table *t = table_new(ARRAY_SIZE(headers), headers);
+	static const char *const headers[_GROUP_MAX] = {
+		"COUNT", "MACHINES", "FIRST", "LAST", "KERNELS", "REASON", "SIGNATURE", "MESSAGE"};
+	static const size_t drop_order[] = {GROUP_KERNELS, GROUP_FIRST, GROUP_MACHINES};
+	_cleanup_table_ Table *t = table_new(_GROUP_MAX, headers);
 
 	if (!t || table_reserve(t, n) < 0)
 		return log_oom();
-	table_set_align_right(t, 0, true);
-	table_set_align_right(t, 1, true);
+	table_set_align_right(t, GROUP_COUNT, true);
+	table_set_align_right(t, GROUP_MACHINES, true);
+	table_set_min_width(t, GROUP_SIGNATURE, SHORT_SIGNATURE);
+	table_set_min_width(t, GROUP_KERNELS, KERNEL_VERSION_WIDTH);
+	table_set_drop_order(t, drop_order, ARRAY_SIZE(drop_order));
+	table_set_last_min(t, MESSAGE_MIN);
 
 	for (size_t i = 0; i < n; i++) {
 		char first[FORMAT_TIMESTAMP_MAX], last[FORMAT_TIMESTAMP_MAX], count[32],
@@ -371,7 +388,7 @@ static int print_group_table(const Group *groups, size_t n, const CrashEntry *co
 		const Group *g = &groups[i];
 		json_auto_t *kernels = group_kernels(g, by_key);
 		_cleanup_free_ char *kernel_list = join_kernels(kernels);
-		const char *cells[ARRAY_SIZE(headers)] = {
+		const char *cells[_GROUP_MAX] = {
 			count,
 			machines,
 			format_timestamp(first, g->first->crash.time, false),
@@ -389,6 +406,12 @@ static int print_group_table(const Group *groups, size_t n, const CrashEntry *co
 			 count_machines(by_key + g->start, g->count));
 		if (table_add_row(t, cells) < 0)
 			return log_oom();
+		if (colors_enabled()) {
+			const char *c = crash_color(g->last);
+
+			table_set_color(t, GROUP_REASON, c);
+			table_set_color(t, GROUP_MESSAGE, c);
+		}
 	}
 
 	return print_listing(t, "signature", "signatures");
@@ -423,9 +446,10 @@ static int print_groups_json(const Group *groups, size_t n, const CrashEntry *co
 		json_t *ids = group_ids(g, by_key), *kernels = group_kernels(g, by_key), *o;
 
 		o = json_pack("{s:o, s:I, s:I, s:I, s:I, s:o*, s:o, s:o, s:o, s:o*}", "signature",
-			      string_or_null(g->last->crash.signature), "count", (json_int_t)g->count,
-			      "machines", (json_int_t)count_machines(by_key + g->start, g->count),
-			      "first", (json_int_t)g->first->crash.time, "last",
+			      string_or_null(g->last->crash.signature), "count",
+			      (json_int_t)g->count, "machines",
+			      (json_int_t)count_machines(by_key + g->start, g->count), "first",
+			      (json_int_t)g->first->crash.time, "last",
 			      (json_int_t)g->last->crash.time, "kernels", kernels, "kind",
 			      string_or_null(g->last->crash.kind), "reason",
 			      string_or_null(g->last->crash.reason), "message",
@@ -492,18 +516,12 @@ static int print_summaries_json(const CrashEntry *const *v, size_t n)
 	return print_json(out);
 }
 
-static int no_crashes(void)
-{
-	if (arg_legend)
-		log_info("No crashes found.");
-	return 0;
-}
-
 /* --group: the newest N groups of the crashes of v, which it sorts. */
 static int list_groups(const CrashEntry **v, size_t n)
 {
 	_cleanup_free_ Group *groups = NULL;
 	size_t n_groups = 0;
+	int r = 0;
 
 	if (group_by_signature(v, n, &groups, &n_groups) < 0)
 		return log_oom();
@@ -511,12 +529,16 @@ static int list_groups(const CrashEntry **v, size_t n)
 		memmove(groups, groups + n_groups - arg_lines, arg_lines * sizeof(Group));
 		n_groups = arg_lines;
 	}
+	if (arg_reverse)
+		for (size_t i = 0; i < n_groups / 2; i++)
+			SWAP_TWO(groups[i], groups[n_groups - 1 - i]);
 	if (arg_json != JSON_OFF)
-		return print_groups_json(groups, n_groups, v);
-	if (n_groups == 0)
-		return no_crashes();
-	pager_open();
-	return print_group_table(groups, n_groups, v);
+		r = print_groups_json(groups, n_groups, v);
+	else if (n_groups > 0) {
+		pager_open();
+		r = print_group_table(groups, n_groups, v);
+	}
+	return r < 0 ? r : n_groups == 0 ? log_no_crashes() : 0;
 }
 
 int verb_list(int argc, char *argv[])
@@ -526,13 +548,9 @@ int verb_list(int argc, char *argv[])
 	size_t n = 0;
 	int r;
 
-	if (arg_since > arg_until)
-		return log_error_errno(EINVAL, "--since= is after --until=: nothing can match.");
-	if (arg_source == SOURCE_STORE && (arg_host || arg_machine))
-		return log_error_errno(
-			EINVAL, "--host= and --machine= choose among the machines of journal "
-				"files or documents (-D, --file, --journal, --documents): the "
-				"store holds this machine's crashes only.");
+	r = match_check_source();
+	if (r < 0)
+		return r;
 	/* A listing of 10,000 crashes is a megabyte: write it in a few calls, not 300. */
 	(void)setvbuf(stdout, stdout_buffer, _IOFBF, sizeof(stdout_buffer));
 
@@ -550,14 +568,19 @@ int verb_list(int argc, char *argv[])
 	if (arg_group)
 		return list_groups(v, n);
 
-	/* The newest N crashes, still oldest first. */
-	const CrashEntry *const *shown = v + (n > arg_lines ? n - arg_lines : 0);
+	/* The newest N crashes, still oldest first unless -r. */
+	const CrashEntry **shown = v + (n > arg_lines ? n - arg_lines : 0);
 	n = MIN(n, arg_lines);
+	if (arg_reverse)
+		for (size_t i = 0; i < n / 2; i++)
+			SWAP_TWO(shown[i], shown[n - 1 - i]);
 
+	/* As coredumpctl: no crash is an error (with --json, after an empty array). */
 	if (arg_json != JSON_OFF)
-		return print_summaries_json(shown, n);
-	if (n == 0)
-		return no_crashes();
-	pager_open();
-	return print_crash_table(shown, n);
+		r = print_summaries_json(shown, n);
+	else if (n > 0) {
+		pager_open();
+		r = print_crash_table(shown, n);
+	}
+	return r < 0 ? r : n == 0 ? log_no_crashes() : 0;
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <langinfo.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "macro.h"
 #include "pager.h"
 #include "pstorectl.h"
+#include "terminal.h"
 
 static pid_t pager_pid;
 static int saved_stdout = -1, saved_stderr = -1;
@@ -38,7 +40,14 @@ _noreturn_ static void pager_exec(const char *pager, pid_t parent)
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
 		_exit(EXIT_FAILURE);
 
-	if (setenv("LESS", getenv("LESS") ?: "FRSX", 1) < 0)
+	/*
+	 * As systemd sets it: quit at once if the output fits one screen (F), pass
+	 * colours through (R), leave the screen as it is on exit (X, which F needs),
+	 * a long prompt (M) and quit on ^C (K). The user's $LESS wins.
+	 */
+	if (setenv("LESS", "FRXMK", 0) < 0)
+		_exit(EXIT_FAILURE);
+	if (streq(nl_langinfo(CODESET), "UTF-8") && setenv("LESSCHARSET", "utf-8", 0) < 0)
 		_exit(EXIT_FAILURE);
 	/* Run as root through sudo: keep less from being a way to a root shell. */
 	if (getenv("SUDO_UID") && setenv("LESSSECURE", "1", 1) < 0)
@@ -76,6 +85,10 @@ void pager_open(void)
 		log_warning_errno(errno, "Failed to create the pager pipe, not paging: %m");
 		return;
 	}
+
+	/* Ask now, while stdout is still the terminal: the output fits it through the pager too. */
+	(void)terminal_width();
+	(void)colors_enabled();
 
 	fflush(stdout);
 	pager_pid = fork();

@@ -4,7 +4,7 @@
 /*
  * Pipes stdout (and stderr, if it is the same terminal) into a pager, as
  * systemd's tools do: $PSTORECTL_PAGER or $PAGER ("" or "cat" turn it off),
- * else pager, less (with $LESS defaulting to "FRSX"), more. Nothing happens
+ * else pager, less (with $LESS defaulting to "FRXMK", as systemd sets it), more. Nothing happens
  * when stdout is not a terminal, TERM is "dumb" or --no-pager was given.
  */
 

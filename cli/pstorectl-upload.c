@@ -66,16 +66,21 @@ static void show_event(const UploadEvent *e, void *userdata)
 static int parse_argv(int argc, char *argv[], const char **ret_store_dir)
 {
 	enum { ARG_STORE_DIR = 0x100, ARG_LOG_LEVEL };
-	static const struct option options[] = {
-		{"store-dir", required_argument, NULL, ARG_STORE_DIR},
-		{"log-level", required_argument, NULL, ARG_LOG_LEVEL},
+	static const OptionSpec options[] = {
+		{"store-dir", required_argument, ARG_STORE_DIR, "DIR", "The crash store"},
+		{"log-level", required_argument, ARG_LOG_LEVEL, "LEVEL", "Log up to LEVEL"},
 		UPLOAD_CONFIG_OPTIONS,
 		UPLOAD_FORCE_OPTION,
 		{}};
+	const OptionSpec *const tables[] = {options, NULL};
+	_cleanup_free_ struct option *longopts = NULL;
+	_cleanup_free_ char *shortopts = NULL;
 	const char *store_dir = NULL;
 	int c, r = 0;
 
-	while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+	if (options_to_getopt(tables, "", &longopts, &shortopts) < 0)
+		return log_oom();
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) >= 0) {
 		if (c == ARG_STORE_DIR)
 			store_dir = optarg;
 		else if (c == ARG_LOG_LEVEL)
@@ -130,8 +135,13 @@ static int run_upload(const char *store_dir, char **ids)
 	if (sum.not_due > 0)
 		printf(", %u held back (Retry-After or daily limit; --force sends them)",
 		       sum.not_due);
+	if (sum.failed_before > 0)
+		printf(", %u failed permanently for this target configuration (the collector "
+		       "refused them: fix the target's URL=, Method= or credentials, or use "
+		       "--force)",
+		       sum.failed_before);
 	printf(".\n");
-	return sum.deferred > 0 || sum.failed > 0 ? -EAGAIN : 0;
+	return sum.deferred > 0 || sum.failed > 0 || sum.failed_before > 0 ? -EAGAIN : 0;
 }
 
 int main(int argc, char *argv[])

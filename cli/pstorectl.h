@@ -31,6 +31,7 @@ extern bool arg_pager;
 #define ARG_VERB_BASE 0x200
 
 extern const VerbOptions list_options;
+extern const VerbOptions show_options;
 extern const VerbOptions decode_options;
 extern const VerbOptions dmesg_options;
 extern const VerbOptions export_options;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * pstorectl show ID: everything about one crash, laid out as coredumpctl info
- * lays out a core dump; with --json the crash.json document plus its path.
+ * pstorectl show [ID]: everything about one crash (without an id, the newest
+ * that the matches select), laid out as coredumpctl info lays out a core dump; with --json the crash.json document plus its path.
  * Text from the crash (record names, the analysis of its log) is escaped.
  */
 
@@ -13,9 +13,11 @@
 
 #include "crash-util.h"
 #include "log.h"
+#include "match.h"
 #include "pager.h"
 #include "pstorectl.h"
 #include "source.h"
+#include "terminal.h"
 #include "utf8-util.h"
 
 static void field_time(const char *label, json_t *o, const char *key)
@@ -103,6 +105,46 @@ static void show_upload(json_t *upload)
 	}
 }
 
+/* A field coloured by the crash's severity, on a terminal (terminal.h). */
+static void print_severity_field(const char *label, const char *value, json_t *crash)
+{
+	const char *color =
+		severity_color(crash_string(crash, "reason"), crash_string(crash, "severity"));
+
+	if (!value || !*value)
+		return;
+	if (!color || !colors_enabled())
+		return print_field(label, value);
+	printf("%13s: %s", label, color);
+	utf8_escape_fputs(value, stdout);
+	fputs(ANSI_NORMAL "\n", stdout);
+}
+
+/* When and by which boot the crash was archived: usually the boot after the crash. */
+static void print_archived(json_t *crash)
+{
+	char buf[FORMAT_TIMESTAMP_MAX];
+	const char *time = format_timestamp(buf, crash_time_usec(crash, "archived_at"), false),
+		   *boot = crash_string(crash, "boot_id");
+	_cleanup_free_ char *text = NULL;
+
+	if (!boot || !*boot || asprintf(&text, "%s by boot %s", time, boot) < 0)
+		return print_field("Archived", time);
+	print_field("Archived", text);
+}
+
+/* The boot that crashed, and how to read its log, as coredumpctl info shows its Boot ID. */
+static void print_crashed_boot(const char *id)
+{
+	_cleanup_free_ char *text = NULL;
+
+	if (!id || !*id)
+		return;
+	if (asprintf(&text, "%s (its log: journalctl -b %s)", id, id) < 0)
+		return print_field("Crashed boot", id);
+	print_field("Crashed boot", text);
+}
+
 static void show_crash(json_t *crash, const char *path)
 {
 	json_t *a = json_object_get(crash, "analysis"), *reason;
@@ -118,9 +160,9 @@ static void show_crash(json_t *crash, const char *path)
 		print_field("Machine ID", crash_string(crash, "machine_id"));
 	field_time("Time", crash, "time");
 	print_field("Kind", crash_string(crash, "kind"));
-	print_field("Reason", crash_string(crash, "reason"));
+	print_severity_field("Reason", crash_string(crash, "reason"), crash);
 	print_field("Pstore reason", crash_string(crash, "pstore_reason"));
-	print_field("Severity", crash_string(crash, "severity"));
+	print_severity_field("Severity", crash_string(crash, "severity"), crash);
 	print_field("Backend", crash_string(crash, "backend"));
 	print_field("Complete", scalar_text(json_object_get(crash, "complete"), buf));
 	/* What a budget of pstored.conf left out: one line per reason. */
@@ -130,8 +172,8 @@ static void show_crash(json_t *crash, const char *path)
 		putchar('\n');
 	}
 	print_analysis(a);
-	field_time("Archived", crash, "archived_at");
-	print_field("Boot ID", crash_string(crash, "boot_id"));
+	print_archived(crash);
+	print_crashed_boot(crash_string(crash, "crashed_boot_id"));
 	if (json_is_integer(stored) &&
 	    asprintf(&storage, "%s (%s)", path, format_bytes(bbuf, json_integer_value(stored))) >=
 		    0)
@@ -143,12 +185,16 @@ static void show_crash(json_t *crash, const char *path)
 	print_call_trace(a);
 }
 
+static const OptionSpec show_option_table[] = {{}};
+
+const VerbOptions show_options = {show_option_table, match_options, match_parse_option};
+
 int verb_show(int argc, char *argv[])
 {
 	_cleanup_(source_crash_freep) SourceCrash *c = NULL;
 	int r;
 
-	r = source_open_crash(argv[1], &c);
+	r = source_open_crash(argc > 1 ? argv[1] : NULL, &c);
 	if (r < 0)
 		return r;
 

@@ -36,14 +36,17 @@ static void journal_closep(sd_journal **j)
 		sym_sd_journal_close(*j);
 }
 
-/* Names an entry of pstored that is no crash, by host and time; -EBADMSG. */
-static int log_entry_broken(json_t *crash, usec_t at)
+/*
+ * Names an entry with a MESSAGE_ID of pstored that is no crash, by host and time; -EBADMSG.
+ * Anyone may send such an entry: it is not called pstored's.
+ */
+static int log_entry_malformed(json_t *crash, usec_t at)
 {
 	char buf[FORMAT_TIMESTAMP_MAX];
 
 	return log_warning_errno(EBADMSG,
-				 "The journal entry of pstored from %s at %s has no crash id in "
-				 "PSTORE_CRASH_ID, or more than one: skipped.",
+				 "A malformed journal entry with a MESSAGE_ID of pstored, from %s at "
+				 "%s: no crash id in PSTORE_CRASH_ID, or more than one; skipped.",
 				 crash_string(crash, "hostname") ?: crash_string(crash, "machine_id") ?:
 				 "an unknown host",
 				 format_timestamp(buf, at, false) ?: "an unknown time");
@@ -52,9 +55,10 @@ static int log_entry_broken(json_t *crash, usec_t at)
 /*
  * The crash of the current entry, as crash.json has it but for what does not travel, with
  * the log as "dmesg" if with_log. Its fields in one pass: looking each up would read (and
- * decompress) the entry once per field. -EBADMSG, named in a warning, if it has no crash id.
+ * decompress) the entry once per field. -EBADMSG if it has no crash id (named in a warning
+ * if name_malformed) or cannot be read (named), -ENOMEM.
  */
-static int entry_crash(sd_journal *j, bool with_log, json_t **ret)
+static int entry_crash(sd_journal *j, bool with_log, bool name_malformed, json_t **ret)
 {
 	json_auto_t *crash = json_pack("{s:[], s:I}", "records", "time", (json_int_t)0);
 	json_auto_t *analysis = json_object();
@@ -71,11 +75,14 @@ static int entry_crash(sd_journal *j, bool with_log, json_t **ret)
 		if (r < 0)
 			return r;
 	}
-	if (r < 0)
+	if (r == -ENOMEM)
 		return r;
+	if (r < 0)
+		return log_warning_errno(EBADMSG, "Failed to read a journal entry (%s): skipped.",
+					 strerror(-r));
 	(void)sym_sd_journal_get_realtime_usec(j, &archived_at);
 	if (!json_is_string(json_object_get(crash, "id")))
-		return log_entry_broken(crash, archived_at);
+		return name_malformed ? log_entry_malformed(crash, archived_at) : -EBADMSG;
 	if (json_object_set_new(crash, "archived_at", json_integer((json_int_t)archived_at)) < 0 ||
 	    json_object_set(crash, "analysis", analysis) < 0)
 		return -ENOMEM;
@@ -215,6 +222,32 @@ static int match_crashes(sd_journal *j)
 	return 0;
 }
 
+/*
+ * The crashes of journal files, for every verb alike: of the entries matched (match_crashes(),
+ * and for one crash its id), those with exactly one crash id. The next after the current
+ * entry: 1 with *ret, 0 at the end, -ENOMEM. The others are passed over, named in a warning
+ * if name_malformed. A file corrupt in its middle ends the crashes there, with a warning:
+ * what came before is still good.
+ */
+static int next_crash(sd_journal *j, bool with_log, bool name_malformed, json_t **ret)
+{
+	int r;
+
+	for (;;) {
+		r = sym_sd_journal_next(j);
+		if (r == 0)
+			return 0;
+		if (r < 0) {
+			log_warning_errno(r, "Failed to read the journal (%m): only the entries "
+					     "before the failure are read.");
+			return 0;
+		}
+		r = entry_crash(j, with_log, name_malformed, ret);
+		if (r != -EBADMSG)
+			return r < 0 ? r : 1;
+	}
+}
+
 int journal_source_list(CrashListing *l)
 {
 	_cleanup_(journal_closep) sd_journal *j = NULL;
@@ -231,20 +264,11 @@ int journal_source_list(CrashListing *l)
 	for (;;) {
 		json_auto_t *crash = NULL;
 
-		r = sym_sd_journal_next(j);
-		if (r == 0)
-			return 0;
-		if (r < 0) {
-			/* A file corrupt in its middle: what came before is still good. */
-			log_warning_errno(r, "Failed to read the journal (%m): the crashes "
-					     "read up to here are listed.");
-			return 0;
-		}
-		r = entry_crash(j, false, &crash);
+		r = next_crash(j, false, true, &crash);
 		if (r == -ENOMEM)
 			return log_oom();
-		if (r < 0) /* no crash, named */
-			continue;
+		if (r == 0)
+			return 0;
 		if (crash_listing_add(l, crash, NULL) < 0)
 			return log_oom();
 	}
@@ -258,27 +282,38 @@ int journal_source_open_crash(const CrashEntry *e, SourceCrash *c)
 	r = open_journal(&j);
 	if (r < 0)
 		return r;
-	/* Two fields: both must match. The whole log, however large. */
-	r = add_match(j, "PSTORE_CRASH_ID", e->crash.id);
-	if (r >= 0 && *e->machine_id)
-		r = add_match(j, "_MACHINE_ID", e->machine_id);
+	/* The crashes that list reads, of this id; the whole log, however large. */
+	r = match_crashes(j);
+	if (r >= 0)
+		r = add_match(j, "PSTORE_CRASH_ID", e->crash.id);
 	if (r >= 0)
 		r = sym_sd_journal_set_data_threshold(j, 0);
 	if (r < 0)
-		return log_error_errno(r, "Failed to look up crash %s in the journal: %m", e->crash.id);
+		return log_error_errno(r, "Failed to look up crash %s in the journal: %m",
+				       e->crash.id);
 
-	/* The newest entry of the crash, if it was sent more than once. */
-	while ((r = sym_sd_journal_next(j)) > 0) {
-		json_decref(c->document);
-		c->document = NULL;
-		r = entry_crash(j, true, &c->document);
-		if (r < 0)
+	/*
+	 * Of the machine list took it from (its field as list read it), the newest entry of the
+	 * crash, if it was sent more than once. The listing named the malformed entries already.
+	 */
+	for (;;) {
+		json_auto_t *crash = NULL;
+
+		r = next_crash(j, true, false, &crash);
+		if (r == -ENOMEM)
+			return log_oom();
+		if (r == 0)
 			break;
+		if (!streq(crash_string(crash, "machine_id") ?: "", e->machine_id))
+			continue;
+		json_decref(c->document);
+		c->document = TAKE_PTR(crash);
 	}
-	if (r >= 0 && !c->document)
-		r = -ENOENT;
-	if (r < 0)
-		return log_error_errno(r, "Failed to read crash %s from the journal: %m", e->crash.id);
+	if (!c->document)
+		return log_error_errno(ENOENT,
+				       "Crash %s is no longer in the journal files: were they "
+				       "rotated or vacuumed since?",
+				       e->crash.id);
 	/* crash.json is the document without the log. */
 	c->crash = json_deep_copy(c->document);
 	if (!c->crash || json_object_set_new(c->document, "export_version",

@@ -10,6 +10,7 @@
 #include "crash-util.h"
 #include "fs-util.h"
 #include "log.h"
+#include "match.h"
 #include "pstorectl.h"
 #include "source.h"
 #include "upload/export.h"
@@ -19,6 +20,15 @@ const char *arg_journal_directory;
 const char *arg_journal_files;
 bool arg_journal_local;
 const char *arg_documents_directory;
+
+const OptionSpec source_options[] = {
+	{"directory", required_argument, 'D', "DIR", "The crashes in the journal files in DIR"},
+	{"file", required_argument, ARG_SOURCE_FILE, "GLOB",
+	 "The crashes in the journal files matching GLOB"},
+	{"journal", no_argument, ARG_SOURCE_JOURNAL, NULL, "The crashes in this machine's journal"},
+	{"documents", required_argument, ARG_SOURCE_DOCUMENTS, "DIR",
+	 "The crash documents in DIR (http-json target)"},
+	{}};
 
 int source_parse_option(int c, const char *arg)
 {
@@ -50,15 +60,20 @@ int source_parse_option(int c, const char *arg)
 	return 1;
 }
 
-int source_check_verb(const char *verb)
+bool source_verb_reads(const char *verb)
 {
-	static const char *const readers[] = {"list", "show", "dmesg", "export", "help"};
+	static const char *const readers[] = {"list", "show", "dmesg", "export"};
 
-	if (arg_source == SOURCE_STORE)
-		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(readers); i++)
 		if (streq(verb, readers[i]))
-			return 0;
+			return true;
+	return false;
+}
+
+int source_check_verb(const char *verb)
+{
+	if (arg_source == SOURCE_STORE || source_verb_reads(verb) || streq(verb, "help"))
+		return 0;
 	return log_error_errno(EINVAL,
 			       "'%s' works on the store only; -D, --file, --journal and "
 			       "--documents are for list, show, dmesg and export.",
@@ -122,8 +137,11 @@ int crash_listing_add(CrashListing *l, json_t *crash, const char *location)
 	    (json_object_get(crash, "hostname") &&
 	     json_object_set(summary, "hostname", json_object_get(crash, "hostname")) < 0))
 		return -ENOMEM;
-	/* Only list --json prints it, and making it is a third of the time of a listing. */
-	if (arg_json != JSON_OFF) {
+	/*
+	 * Only list --json prints it, and the matches on the analysis read it: making it is a
+	 * third of the time of a listing.
+	 */
+	if (arg_json != JSON_OFF || match_needs_summary()) {
 		text = json_dumps(summary, JSON_COMPACT | JSON_SORT_KEYS);
 		if (!text)
 			return -ENOMEM;
@@ -263,6 +281,17 @@ static int find_crash(const CrashListing *l, const char *prefix, const CrashEntr
 	return 0;
 }
 
+/* The newest crash of the listing that the matches (match.h) select; logs why none. */
+static int find_newest_crash(const CrashListing *l, const CrashEntry **ret)
+{
+	for (size_t i = l->n; i > 0; i--)
+		if (crash_matches(&l->entries[i - 1])) {
+			*ret = &l->entries[i - 1];
+			return 0;
+		}
+	return log_no_crashes();
+}
+
 int source_open_crash(const char *prefix, SourceCrash **ret)
 {
 	_cleanup_(source_crash_freep) SourceCrash *c = calloc(1, sizeof(SourceCrash));
@@ -272,16 +301,23 @@ int source_open_crash(const char *prefix, SourceCrash **ret)
 
 	if (!c)
 		return log_oom();
-	if (arg_source == SOURCE_STORE)
+	if (prefix && match_given())
+		return log_error_errno(EINVAL, "Give a crash id or matches (--since=, --reason=, "
+					       "...), not both: the matches choose the crash.");
+	r = match_check_source();
+	if (r < 0)
+		return r;
+	if (arg_source == SOURCE_STORE && prefix)
 		r = store_source_open_crash(prefix, c);
 	else {
 		r = source_list(&l);
 		if (r < 0)
 			return r;
-		r = find_crash(l, prefix, &e);
+		r = prefix ? find_crash(l, prefix, &e) : find_newest_crash(l, &e);
 		if (r < 0)
 			return r;
 		r = arg_source == SOURCE_JOURNAL ? journal_source_open_crash(e, c)
+		    : arg_source == SOURCE_STORE ? store_source_open_crash(e->crash.id, c)
 						 : documents_source_open_crash(e, c);
 	}
 	if (r < 0)

@@ -26,6 +26,7 @@
 
 #include "macro.h"
 #include "store/store.h"
+#include "verbs.h"
 
 typedef enum SourceType {
 	SOURCE_STORE,
@@ -46,17 +47,14 @@ enum {
 	ARG_SOURCE_JOURNAL,
 	ARG_SOURCE_DOCUMENTS,
 };
-#define SOURCE_OPTIONS                                                                             \
-	{"directory", required_argument, NULL, 'D'},                                               \
-		{"file", required_argument, NULL, ARG_SOURCE_FILE},                                \
-		{"journal", no_argument, NULL, ARG_SOURCE_JOURNAL},                                \
-	{                                                                                          \
-		"documents", required_argument, NULL, ARG_SOURCE_DOCUMENTS                         \
-	}
-#define SOURCE_SHORTOPTS "D:"
+/* -D, --file=, --journal and --documents=, which choose the source, and their --help. */
+extern const OptionSpec source_options[];
 
-/* Takes a SOURCE_OPTIONS option: 1 if taken, <0 on error (logged), -ENOENT if not one of them. */
+/* Takes one of source_options: 1 if taken, <0 on error (logged), -ENOENT if not one of them. */
 int source_parse_option(int c, const char *arg);
+
+/* Whether the verb reads crashes, from any source. */
+bool source_verb_reads(const char *verb);
 
 /* Refuses (logging why) a verb other than those above when another source was chosen. */
 int source_check_verb(const char *verb);
@@ -86,7 +84,10 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(CrashListing *, crash_listing_free);
 /* The machine a crash comes from, in a word: its host name, else its machine id. */
 const char *crash_entry_host(const CrashEntry *e);
 
-/* One crash, found by its id or a unique prefix of it. */
+/*
+ * One crash, found by its id or a unique prefix of it, or with prefix NULL the
+ * newest crash that the matches (match.h) select.
+ */
 typedef struct SourceCrash {
 	char *id;
 	json_t *crash;	  /* crash.json, or what the source has of it */

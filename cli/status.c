@@ -59,10 +59,13 @@ static int handle_status_option(int c, const char *arg)
 	}
 }
 
-static const struct option status_option_table[] = {
-	{"pstore-dir", required_argument, NULL, ARG_PSTORE_DIR},
-	{"sysfs-dir", required_argument, NULL, ARG_SYSFS_DIR},
-	{"config", required_argument, NULL, ARG_CONFIG},
+static const OptionSpec status_option_table[] = {
+	{"pstore-dir", required_argument, ARG_PSTORE_DIR, "DIR",
+	 "The pstore file system (default: /sys/fs/pstore)"},
+	{"sysfs-dir", required_argument, ARG_SYSFS_DIR, "DIR",
+	 "Read kernel parameters below DIR (default: /sys)"},
+	{"config", required_argument, ARG_CONFIG, "FILE",
+	 "Read the configuration from FILE only"},
 	{}};
 
 const VerbOptions status_options = {status_option_table, NULL, handle_status_option};

@@ -5,12 +5,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "macro.h"
 #include "memory-util.h"
 #include "table.h"
+#include "terminal.h"
 #include "utf8-util.h"
 
 /*
@@ -31,6 +30,7 @@ typedef struct Chunk {
 
 typedef struct Cell {
 	const char *text;
+	const char *color;   /* an ANSI sequence, or NULL */
 	uint32_t len, width; /* a cell is a line of a crash's summary, not gigabytes */
 } Cell;
 
@@ -43,9 +43,13 @@ struct Table {
 	char *free_text; /* the unused end of the last chunk */
 	size_t free_size;
 	bool *align_right;
+	size_t *min_width;  /* how narrow each column may be cut; SIZE_MAX: not at all */
+	size_t *drop_order; /* the columns left out first when the width is short */
+	size_t n_drop_order;
+	size_t last_min; /* what the last column gets before any other is cut */
 };
 
-static const Cell *cell(const Table *t, size_t row, size_t column)
+static Cell *cell(const Table *t, size_t row, size_t column)
 {
 	return &t->cells[row * t->n_columns + column];
 }
@@ -53,25 +57,6 @@ static const Cell *cell(const Table *t, size_t row, size_t column)
 static bool utf8_is_continuation(char c)
 {
 	return ((unsigned char)c & 0xc0) == 0x80;
-}
-
-size_t terminal_width(void)
-{
-	const char *e = getenv("COLUMNS");
-	struct winsize ws = {};
-
-	if (!isatty(STDOUT_FILENO))
-		return 0;
-	if (e) {
-		char *end;
-		unsigned long v = strtoul(e, &end, 10);
-
-		if (*e && !*end && v > 0 && v < 100000)
-			return v;
-	}
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_col == 0)
-		return 80;
-	return ws.ws_col;
 }
 
 int table_reserve(Table *t, size_t rows)
@@ -146,6 +131,7 @@ static int table_append(Table *t, const char *const *cells)
 			width += !utf8_is_continuation(w[k]);
 		w[row[i].len] = '\0';
 		row[i].text = w;
+		row[i].color = NULL;
 		row[i].width = width;
 		t->free_text += row[i].len + 1;
 		t->free_size -= row[i].len + 1;
@@ -162,8 +148,12 @@ Table *table_new(size_t n_columns, const char *const *headers)
 		return NULL;
 	t->n_columns = n_columns;
 	t->align_right = calloc(n_columns, sizeof(bool));
-	if (!t->align_right || table_append(t, headers) < 0)
+	t->min_width = malloc(n_columns * sizeof(size_t));
+	t->drop_order = calloc(n_columns, sizeof(size_t));
+	if (!t->align_right || !t->min_width || !t->drop_order || table_append(t, headers) < 0)
 		return table_free(t);
+	for (size_t c = 0; c < n_columns; c++)
+		t->min_width[c] = SIZE_MAX;
 	return t;
 }
 
@@ -177,6 +167,8 @@ Table *table_free(Table *t)
 		munmap(t->chunks[i].text, t->chunks[i].size);
 	free(t->chunks);
 	free(t->align_right);
+	free(t->min_width);
+	free(t->drop_order);
 	free(t);
 	return NULL;
 }
@@ -187,9 +179,34 @@ void table_set_align_right(Table *t, size_t column, bool right)
 		t->align_right[column] = right;
 }
 
+void table_set_min_width(Table *t, size_t column, size_t width)
+{
+	if (column < t->n_columns)
+		t->min_width[column] = width;
+}
+
+void table_set_drop_order(Table *t, const size_t *columns, size_t n)
+{
+	t->n_drop_order = 0;
+	for (size_t i = 0; i < n && i < t->n_columns; i++)
+		if (columns[i] + 1 < t->n_columns)
+			t->drop_order[t->n_drop_order++] = columns[i];
+}
+
+void table_set_last_min(Table *t, size_t width)
+{
+	t->last_min = width;
+}
+
 int table_add_row(Table *t, const char *const *cells)
 {
 	return table_append(t, cells);
+}
+
+void table_set_color(Table *t, size_t column, const char *color)
+{
+	if (t->n_rows > 1 && column < t->n_columns)
+		cell(t, t->n_rows - 1, column)->color = color;
 }
 
 size_t table_rows(const Table *t)
@@ -227,36 +244,73 @@ static char *put_spaces(char *p, size_t n)
 	return p + n;
 }
 
+/* The width of the shown columns, two spaces between each two. */
+static size_t row_width(const size_t *widths, const bool *shown, size_t n)
+{
+	size_t total = 0, k = 0;
+
+	for (size_t c = 0; c < n; c++)
+		if (shown[c]) {
+			total += widths[c];
+			k++;
+		}
+	return total + (k > 0 ? 2 * (k - 1) : 0);
+}
+
+/*
+ * Fits the columns into width. The last column is the one to read (a
+ * message): to leave it last_min columns (or all it needs, if fewer), the
+ * columns with a minimum width are cut down towards it, then those of the
+ * drop order are left out, one at a time, until the row fits. The last column
+ * then takes what is left, but never less than its header.
+ */
+static void table_fit(const Table *t, size_t width, size_t *widths, bool *shown)
+{
+	size_t n = t->n_columns, last = n - 1, natural = widths[last], avail, others;
+
+	widths[last] = MIN(natural, t->last_min);
+	for (size_t c = 0; c < last && row_width(widths, shown, n) > width; c++)
+		if (t->min_width[c] < widths[c])
+			widths[c] -= MIN(row_width(widths, shown, n) - width,
+					 widths[c] - t->min_width[c]);
+	for (size_t i = 0; i < t->n_drop_order && row_width(widths, shown, n) > width; i++)
+		shown[t->drop_order[i]] = false;
+
+	others = row_width(widths, shown, n) - widths[last];
+	avail = width > others ? width - others : 0;
+	widths[last] = MIN(natural, MAX(avail, cell(t, 0, last)->width));
+}
+
 /* Each row is put together in one buffer and written with one call: 70,000 cells, 10,000 writes. */
 int table_print(const Table *t, FILE *f, bool legend, size_t width)
 {
-	size_t n = t->n_columns, total = 0, line_max = 1;
+	size_t n = t->n_columns, line_max = 1, last = n - 1;
 	_cleanup_free_ size_t *widths = calloc(n, sizeof(size_t));
+	_cleanup_free_ bool *shown = malloc(n * sizeof(bool));
 	_cleanup_free_ char *line = NULL;
 
-	if (!widths)
+	if (!widths || !shown)
 		return -ENOMEM;
 
+	for (size_t c = 0; c < n; c++)
+		shown[c] = true;
 	for (size_t r = legend ? 0 : 1; r < t->n_rows; r++)
 		for (size_t c = 0; c < n; c++)
 			widths[c] = MAX(widths[c], cell(t, r, c)->width);
-	for (size_t c = 0; c < n; c++)
-		total += widths[c] + (c + 1 < n ? 2 : 0);
+	if (width > 0 && row_width(widths, shown, n) > width)
+		table_fit(t, width, widths, shown);
 
-	/* Only the last column gives way, and never below its header's width. */
-	if (width > 0 && total > width) {
-		size_t others = total - widths[n - 1], min = cell(t, 0, n - 1)->width;
-
-		widths[n - 1] = others < width ? MAX(width - others, min) : min;
-	}
-
-	/* A row takes at most each cell's bytes, an ellipsis, its padding and a separator. */
+	/*
+	 * A row takes at most each cell's bytes, an ellipsis, its padding, a
+	 * separator and its colour on and off.
+	 */
 	for (size_t c = 0; c < n; c++) {
 		size_t longest = 0;
 
 		for (size_t r = legend ? 0 : 1; r < t->n_rows; r++)
-			longest = MAX(longest, cell(t, r, c)->len);
-		line_max += longest + 3 + widths[c] + 2;
+			longest = MAX(longest,
+				      cell(t, r, c)->len + strlen(cell(t, r, c)->color ?: ""));
+		line_max += longest + 3 + widths[c] + 2 + sizeof(ANSI_NORMAL) - 1;
 	}
 	line = malloc(line_max);
 	if (!line)
@@ -264,22 +318,27 @@ int table_print(const Table *t, FILE *f, bool legend, size_t width)
 
 	for (size_t r = legend ? 0 : 1; r < t->n_rows; r++) {
 		char *p = line;
+		bool first = true;
 
 		for (size_t c = 0; c < n; c++) {
 			const Cell *x = cell(t, r, c);
 			size_t pad = widths[c] > x->width ? widths[c] - x->width : 0;
 
-			if (c + 1 == n && !t->align_right[c]) {
-				p = put_cut(p, x, widths[c]);
-				break;
-			}
+			if (!shown[c])
+				continue;
+			if (!first)
+				p = put_spaces(p, 2);
+			first = false;
 			if (t->align_right[c])
 				p = put_spaces(p, pad);
+			if (x->color)
+				p = stpcpy(p, x->color);
 			p = put_cut(p, x, widths[c]);
-			if (!t->align_right[c])
+			if (x->color)
+				p = stpcpy(p, ANSI_NORMAL);
+			/* No padding after the last column. */
+			if (!t->align_right[c] && c < last)
 				p = put_spaces(p, pad);
-			if (c + 1 < n)
-				p = put_spaces(p, 2);
 		}
 		*p++ = '\n';
 		if (fwrite(line, 1, p - line, f) != (size_t)(p - line))

@@ -38,7 +38,7 @@ int handle_upload_option(int c, const char *arg)
 	return handle_upload_config_option(c, arg);
 }
 
-static const struct option upload_option_table[] = {UPLOAD_CONFIG_OPTIONS, UPLOAD_FORCE_OPTION, {}};
+static const OptionSpec upload_option_table[] = {UPLOAD_CONFIG_OPTIONS, UPLOAD_FORCE_OPTION, {}};
 
 const VerbOptions upload_options = {upload_option_table, NULL, handle_upload_option};
 

@@ -21,16 +21,18 @@ enum {
 	ARG_UPLOAD_FORCE,
 };
 
+/* clang-format off */
 #define UPLOAD_CONFIG_OPTIONS                                                                      \
-	{"target", required_argument, NULL, ARG_UPLOAD_TARGET},                                    \
-		{"config", required_argument, NULL, ARG_UPLOAD_CONFIG},                            \
-	{                                                                                          \
-		"dmi-dir", required_argument, NULL, ARG_UPLOAD_DMI_DIR                             \
-	}
+	{"target", required_argument, ARG_UPLOAD_TARGET, "NAME",                                   \
+	 "Only the collector of [Target.NAME]"},                                                   \
+	{"config", required_argument, ARG_UPLOAD_CONFIG, "FILE",                                   \
+	 "Read the configuration from FILE only"},                                                 \
+	{"dmi-dir", required_argument, ARG_UPLOAD_DMI_DIR, "DIR",                                  \
+	 "DMI serial numbers to redact (default: /sys/class/dmi/id)"}
 #define UPLOAD_FORCE_OPTION                                                                        \
-	{                                                                                          \
-		"force", no_argument, NULL, ARG_UPLOAD_FORCE                                       \
-	}
+	{"force", no_argument, ARG_UPLOAD_FORCE, NULL,                                             \
+	 "Also resend sent and failed crashes, ignore the limits"}
+/* clang-format on */
 
 extern const char *arg_upload_config;
 extern const char *arg_upload_target;

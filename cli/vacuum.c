@@ -27,8 +27,10 @@ static int handle_vacuum_option(int c, const char *arg)
 	return 0;
 }
 
-static const struct option vacuum_option_table[] = {{"config", required_argument, NULL, ARG_CONFIG},
-						    {}};
+static const OptionSpec vacuum_option_table[] = {
+	{"config", required_argument, ARG_CONFIG, "FILE",
+	 "Read the retention limits from FILE only"},
+	{}};
 
 const VerbOptions vacuum_options = {vacuum_option_table, NULL, handle_vacuum_option};
 

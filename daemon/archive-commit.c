@@ -2,8 +2,9 @@
 /*
  * Committing and erasing: crashes staged in the store are committed in
  * batches, then journaled and erased; a crash already stored is journaled
- * from the store. Records are erased only once the crash is where Storage=
- * wants it, the key record last.
+ * from the store. With Storage=journal, crashes sent to the journal are read
+ * back from the journal files in batches before they are erased. Records are
+ * erased only once the crash is where Storage= wants it, the key record last.
  */
 
 #include <errno.h>
@@ -100,18 +101,13 @@ int stage_crash(Archive *a, const PstoreCrash *c, const char *id)
 	return 0;
 }
 
-int journal_crash(Archive *a, const PstoreCrash *c, const char *id, bool from_store)
+/* Sends the entry of crash, whose log is in a->log. */
+static int send_crash(Archive *a, json_t *crash, const char *id)
 {
-	json_auto_t *crash = NULL;
 	const char *log;
 	size_t log_len;
 	int r;
 
-	r = from_store ? load_stored_crash(a, id, &crash) : build_crash(a, c, id, NULL, &crash);
-	if (r < 0)
-		return r;
-	if (!from_store)
-		log_archived(c, id);
 	test_step_delay("the journal entry", id);
 	log = log_buffer_field(&a->log, &log_len);
 	r = journal_send_crash(crash, log, log_len);
@@ -121,6 +117,35 @@ int journal_crash(Archive *a, const PstoreCrash *c, const char *id, bool from_st
 			"Cannot send crash %s to the journal: %m; its records stay in "
 			"pstore",
 			id);
+	return 0;
+}
+
+int journal_stored_crash(Archive *a, const char *id)
+{
+	json_auto_t *crash = NULL;
+	int r;
+
+	r = load_stored_crash(a, id, &crash);
+	if (r < 0)
+		return r;
+	return send_crash(a, crash, id);
+}
+
+int journal_crash(Archive *a, const PstoreCrash *c, const char *id)
+{
+	json_auto_t *crash = NULL;
+	Staged *st;
+	int r;
+
+	r = build_crash(a, c, id, NULL, &crash);
+	if (r < 0)
+		return r;
+	r = send_crash(a, crash, id);
+	if (r < 0)
+		return r;
+	st = &a->staged[a->n_staged++];
+	*st = (Staged){.crash = c};
+	memcpy(st->id, id, sizeof(st->id));
 	return 0;
 }
 
@@ -158,13 +183,11 @@ static int archive_staged_done(Archive *a, Staged *st)
  * of a batch is journaled or erased before its commit returned: should it
  * fail, every record of the batch stays in pstore for the next run.
  */
-void archive_commit(Archive *a)
+static void commit_to_store(Archive *a)
 {
 	StoreTxn *txns[STAGED_MAX];
 	int r;
 
-	if (a->n_staged == 0)
-		return;
 	for (size_t i = 0; i < a->n_staged; i++)
 		txns[i] = a->staged[i].txn;
 	r = store_txns_commit(txns, a->n_staged);
@@ -182,5 +205,72 @@ void archive_commit(Archive *a)
 		store_txn_free(st->txn);
 		journal_crash_fields_done(&st->fields);
 	}
+}
+
+/*
+ * Storage=journal: the journal is the only copy, but an entry that
+ * sd_journal_sendv() handed over may still be lost: it returns success when
+ * journald does not run at all, a datagram journald accepted is not written
+ * yet, and a journald that keeps nothing (Storage=none in journald.conf) or
+ * rate-limits drops it. So, as 'journalctl --sync' does, journald is asked to
+ * write out what it received, and each crash's entry is then looked up in the
+ * journal files; only a crash found there counts as archived, and is erased.
+ */
+static void commit_to_journal(Archive *a)
+{
+	int r;
+
+	log_debug("Waiting for systemd-journald to write out the entries of %zu crashes.",
+		  a->n_staged);
+	r = journal_synchronize();
+	if (r < 0) {
+		log_error_errno(r,
+				"%s: cannot have systemd-journald write out the entries of %zu "
+				"crashes: %m; their records stay in pstore",
+				JOURNAL_VARLINK_SOCKET, a->n_staged);
+		archive_failed(a, r, a->n_staged);
+		return;
+	}
+	/* A reader opened earlier in the run does not see journal files created since. */
+	sd_journal_close(a->journal_reader);
+	a->journal_reader = NULL;
+	for (size_t i = 0; i < a->n_staged; i++) {
+		Staged *st = &a->staged[i];
+
+		r = journal_crash_is_logged(&a->journal_reader, st->id);
+		if (r < 0)
+			r = log_error_errno(r,
+					    "Cannot read crash %s back from the journal: %m; its "
+					    "records stay in pstore",
+					    st->id);
+		else if (r == 0)
+			r = log_error_errno(ENODATA,
+					    "Crash %s is not in the journal files although "
+					    "systemd-journald wrote them out; its records stay in "
+					    "pstore",
+					    st->id);
+		if (r < 0) {
+			archive_failed(a, r, 1);
+			continue;
+		}
+		log_archived(st->crash, st->id);
+		a->archived++;
+		if (!a->unlink)
+			continue;
+		test_step_delay("erasing", st->id);
+		r = erase_crash(a, st->crash);
+		if (r < 0)
+			archive_failed(a, r, 1);
+	}
+}
+
+void archive_commit(Archive *a)
+{
+	if (a->n_staged == 0)
+		return;
+	if (a->store)
+		commit_to_store(a);
+	else
+		commit_to_journal(a);
 	a->n_staged = 0;
 }

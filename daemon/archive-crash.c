@@ -16,6 +16,7 @@
 #include "archive.h"
 #include "log.h"
 #include "macro.h"
+#include "pstored.h"
 #include "sha256-util.h"
 #include "time-util.h"
 
@@ -98,8 +99,35 @@ static json_t *record_json(const PstoreRecord *r, const char *hex)
 	return o;
 }
 
+/*
+ * The boot that crashed at time: the journal's boot that was running then
+ * (journal_boot_at()). The boots are listed once a run, unless --no-journal
+ * keeps the run away from the journal; a journal that cannot be read leaves
+ * every crash without one.
+ */
+static const char *crashed_boot(Archive *a, uint64_t time, char buf[static SD_ID128_STRING_MAX])
+{
+	const JournalBoot *b;
+	int r;
+
+	if (arg_no_journal)
+		return NULL;
+	if (!a->boots_listed) {
+		a->boots_listed = true;
+		r = journal_list_boots(&a->journal_reader, &a->boots, &a->n_boots);
+		if (r < 0)
+			log_debug_errno(r,
+					"Failed to list the boots of the journal, crashes get no "
+					"crashed boot: %m");
+	}
+	b = journal_boot_at(a->boots, a->n_boots, time, now_usec());
+	return b ? sd_id128_to_string(b->id, buf) : NULL;
+}
+
 static int crash_json_new(Archive *a, const PstoreCrash *c, const char *id, json_t **ret)
 {
+	char boot[SD_ID128_STRING_MAX];
+	const char *crashed;
 	json_auto_t *crash = NULL, *missing = NULL, *upload = NULL;
 	uint64_t time = 0;
 
@@ -131,6 +159,9 @@ static int crash_json_new(Archive *a, const PstoreCrash *c, const char *id, json
 		"machine_id", a->machine_id, "complete", c->n_missing_parts == 0, "parts_missing",
 		missing, "truncated", "records", "logs", "upload", upload);
 	if (!crash)
+		return -ENOMEM;
+	crashed = crashed_boot(a, time, boot);
+	if (crashed && json_object_set_new(crash, "crashed_boot_id", json_string(crashed)) < 0)
 		return -ENOMEM;
 	if (c->key->name_parsed &&
 	    json_object_set_new(crash, "backend", json_string(c->key->n.backend)) < 0)

@@ -40,6 +40,7 @@
 static void archive_done(Archive *a)
 {
 	sd_journal_close(a->journal_reader);
+	free(a->boots);
 	json_decref(a->summaries);
 	store_free(a->store);
 	pstore_scan_free(a->scan);
@@ -193,8 +194,10 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 
 	if (plan.store)
 		return stage_crash(a, c, id);
+	if (plan.journal && !plan.from_store)
+		return journal_crash(a, c, id);
 	if (plan.journal) {
-		r = journal_crash(a, c, id, plan.from_store);
+		r = journal_stored_crash(a, id);
 		if (r < 0)
 			return r;
 	}
@@ -270,6 +273,22 @@ static const char *failure_hint(int error, bool in_store)
 		       "'pstored archive' again";
 	case EROFS:
 		return "a read-only file system; remount it read-write, then run 'pstored "
+		       "archive' again";
+	case ECONNREFUSED:
+		return "systemd-journald is not running; start it (systemctl start "
+		       "systemd-journald), or set Storage=both in pstored.conf, then run 'pstored "
+		       "archive' again";
+	case ECONNRESET:
+	case ETIMEDOUT:
+		return "systemd-journald did not write out the entries; see 'systemctl status "
+		       "systemd-journald', then run 'pstored archive' again";
+	case ENODATA:
+		return "systemd-journald kept no entry; check Storage= and the rate limits in "
+		       "journald.conf (see journald.conf(5)), or set Storage=both in pstored.conf, "
+		       "then run 'pstored archive' again";
+	case EOPNOTSUPP:
+		return "this systemd-journald cannot be asked to write out its entries (systemd "
+		       "245 and later can); set Storage=both in pstored.conf, then run 'pstored "
 		       "archive' again";
 	default:
 		return NULL;

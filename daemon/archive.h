@@ -24,6 +24,7 @@
 #include <systemd/sd-id128.h>
 #include <systemd/sd-journal.h>
 
+#include "archive-journal.h"
 #include "config/config.h"
 #include "pstore/pstore.h"
 #include "sha256-util.h"
@@ -58,12 +59,14 @@ typedef struct LogSink {
 } LogSink;
 
 /*
- * A crash written to the store's staging area in this run, waiting for the
- * commit of its batch before it is journaled and erased.
+ * A crash of this run waiting for the rest of its batch before it is erased:
+ * written to the store's staging area, to be committed and then journaled
+ * (Storage=both|store); or sent to journald, to be read back from the
+ * journal files (Storage=journal).
  */
 typedef struct Staged {
 	const PstoreCrash *crash;
-	StoreTxn *txn;
+	StoreTxn *txn;		   /* NULL for Storage=journal */
 	JournalCrashFields fields; /* of its journal entry but the log, which is in the store */
 	char id[STORE_CRASH_ID_LEN + 1];
 } Staged;
@@ -88,6 +91,10 @@ typedef struct Archive {
 	bool journal;
 	bool unlink;
 	sd_journal *journal_reader;
+	/* The boots of the journal, for the crashed boot of each crash; listed at the first crash. */
+	JournalBoot *boots;
+	size_t n_boots;
+	bool boots_listed;
 	char boot_id[SD_ID128_STRING_MAX], machine_id[SD_ID128_STRING_MAX];
 	usec_t started_at;
 	unsigned archived, already, dropped, failed;
@@ -141,9 +148,18 @@ int decode_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, const
 /* Committing and erasing (archive-commit.c). */
 /* Writes the crash to the store's staging area; archive_commit() journals and erases it. */
 int stage_crash(Archive *a, const PstoreCrash *c, const char *id);
-/* Makes the staged crashes durable in one commit, then journals and erases each. */
+/*
+ * Storage=journal: sends the crash's entry, and stages it to be read back from
+ * the journal files by archive_commit() before it is erased.
+ */
+int journal_crash(Archive *a, const PstoreCrash *c, const char *id);
+/* Sends the journal entry of a crash that is in the store, read back from there. */
+int journal_stored_crash(Archive *a, const char *id);
+/*
+ * Ends a batch of staged crashes: makes them durable in the store in one
+ * commit, or has journald write them out and reads them back; then erases
+ * each crash that is where Storage= wants it.
+ */
 void archive_commit(Archive *a);
-/* Sends the journal entry of a crash that is not staged: read back from the store, or built. */
-int journal_crash(Archive *a, const PstoreCrash *c, const char *id, bool from_store);
 /* Erases the crash's records from pstore, the key record last. */
 int erase_crash(Archive *a, const PstoreCrash *c);

@@ -37,15 +37,20 @@ enum {
 	ARG_DMI_DIR,
 };
 
-static const struct option options[] = {
+static const OptionSpec options[] = {
 	COMMON_OPTIONS,
-	{"pstore-dir", required_argument, NULL, ARG_PSTORE_DIR},
-	{"store-dir", required_argument, NULL, ARG_STORE_DIR},
-	{"config", required_argument, NULL, ARG_CONFIG},
-	{"no-unlink", no_argument, NULL, ARG_NO_UNLINK},
-	{"no-journal", no_argument, NULL, ARG_NO_JOURNAL},
-	{"target", required_argument, NULL, ARG_TARGET},
-	{"dmi-dir", required_argument, NULL, ARG_DMI_DIR},
+	{"pstore-dir", required_argument, ARG_PSTORE_DIR, "DIR",
+	 "Read records from DIR (default: /sys/fs/pstore)"},
+	{"store-dir", required_argument, ARG_STORE_DIR, "DIR",
+	 "Archive into DIR (default: " PSTORED_LOCALSTATEDIR "/lib/pstored)"},
+	{"config", required_argument, ARG_CONFIG, "FILE",
+	 "Read only FILE, no drop-ins (default: " PSTORED_SYSCONFDIR "/pstored.conf)"},
+	{"no-unlink", no_argument, ARG_NO_UNLINK, NULL, "Leave the records in pstore"},
+	{"no-journal", no_argument, ARG_NO_JOURNAL, NULL, "Write no journal entries"},
+	{"target", required_argument, ARG_TARGET, "NAME",
+	 "upload: only the collector of [Target.NAME]"},
+	{"dmi-dir", required_argument, ARG_DMI_DIR, "DIR",
+	 "upload: DMI serial numbers to redact (default:\n/sys/class/dmi/id)"},
 	{},
 };
 
@@ -56,20 +61,9 @@ static void help(const Verb *verbs, size_t n_verbs)
 	       "Commands:\n",
 	       program_invocation_short_name);
 	verbs_print_help(verbs, n_verbs, stdout);
-	printf("\nOptions:\n"
-	       "  -h --help              Show this help\n"
-	       "     --version           Show package version\n"
-	       "     --pstore-dir=DIR    Read records from DIR (default: /sys/fs/pstore)\n"
-	       "     --store-dir=DIR     Archive into DIR (default: %s)\n"
-	       "     --config=FILE       Read only FILE, no drop-ins (default: %s/pstored.conf)\n"
-	       "     --no-unlink         Leave the records in pstore\n"
-	       "     --no-journal        Write no journal entries\n"
-	       "     --target=NAME       upload: only the collector of [Target.NAME]\n"
-	       "     --dmi-dir=DIR       upload: DMI serial numbers to redact (default:\n"
-	       "                         /sys/class/dmi/id)\n"
-	       "     --log-level=LEVEL   Log up to LEVEL: emerg..debug or 0..7 (default: info)\n"
-	       "\nSee the pstored(8) man page for details.\n",
-	       PSTORED_LOCALSTATEDIR "/lib/pstored", PSTORED_SYSCONFDIR);
+	printf("\nOptions:\n");
+	options_print_help(options, stdout);
+	printf("\nSee the pstored(8) man page for details.\n");
 }
 
 /* Takes one option into its arg_ variable; returns 1 to go on, 0 to exit, <0 on error. */
@@ -102,8 +96,6 @@ static int parse_option(int c, const char *arg, const Verb *verbs, size_t n_verb
 	case ARG_DMI_DIR:
 		arg_dmi_dir = arg;
 		return 1;
-	case '?':
-		return -EINVAL;
 	default:
 		r = parse_common_option(c, arg);
 		if (r == -ENOENT)
@@ -114,9 +106,17 @@ static int parse_option(int c, const char *arg, const Verb *verbs, size_t n_verb
 
 static int parse_argv(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 {
+	const OptionSpec *const tables[] = {options, NULL};
+	_cleanup_free_ struct option *longopts = NULL;
+	_cleanup_free_ char *shortopts = NULL;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+	if (options_to_getopt(tables, "", &longopts, &shortopts) < 0)
+		return log_oom();
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) >= 0) {
+		if (c == '?')
+			return log_option_error(tables, argv, NULL);
 		r = parse_option(c, optarg, verbs, n_verbs);
 		if (r <= 0)
 			return r;

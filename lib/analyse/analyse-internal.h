@@ -14,10 +14,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "analyse.h"
 #include "signature.h"
+
+/* The first line of a panic. */
+#define PANIC_TEXT "Kernel panic - not syncing"
+/* The line that ends a report: "---[ end trace 0000000000000000 ]---" */
+#define END_MARKER "---[ end "
 
 /* How far after its first line a report is looked at. */
 #define REPORT_LINES_MAX 512
@@ -27,6 +33,8 @@
 typedef struct Line {
 	const char *s;
 	size_t len;
+	/* no prefix was removed from it: in a log whose lines have one, not the kernel's */
+	bool bare;
 } Line;
 
 typedef enum Event {
@@ -97,6 +105,8 @@ typedef struct Symbol {
 	Line name;
 	Line module; /* len 0 when none */
 	bool unreliable;
+	bool have_offset; /* offset and size: "+0x12/0x40" */
+	uint64_t offset, size;
 } Symbol;
 
 static inline size_t skip_hex(const Line *l, size_t i)
@@ -120,6 +130,9 @@ static inline size_t skip_blanks(const Line *l, size_t i)
  */
 typedef struct LogHas {
 	bool soft_lockup, hard_lockup, mce;
+	/* most lines have a prefix: those that have none were written by another program into the
+	 * same console (systemd's "[  OK  ] Started ...", KUnit's "    ok 17 ...") */
+	bool prefixed;
 } LogHas;
 
 /* What one pass over the log finds: the first line of each event, and lines to fall back on. */
@@ -128,37 +141,47 @@ typedef struct LogScan {
 	const Line *task_line;
 	const Line *hardware_line;
 	const Line *version_line;
+	const Line *taint_line;
 } LogScan;
 
-/* lines.c: the log's lines, without prefixes, wrapped task lines joined. */
-int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n);
-int join_wrapped_task_lines(Line *lines, size_t n, char **ret_buf);
+/* lines.c: the log's lines, without prefixes, wrapped lines joined. */
+int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *ret_prefixed);
+int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf);
 
 /* events.c: what a line reports. */
 LogHas log_has(const char *log, size_t len);
+bool log_contains(const char *log, size_t len, const char *text);
 Event classify_in(const Line *l, const LogHas *has);
 Event classify(const Line *l);
 Event panic_cause(const Line *l);
+Line event_headline(const Line *l);
+bool panic_on_task_exit(const Line *l);
 const char *event_reason(Event e);
 
 /* frames.c: instruction pointers and call trace frames of each architecture. */
 bool parse_symbol(const Line *l, Symbol *ret);
-bool parse_arm_frame(const Line *l, Symbol *ret);
+bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller);
 bool parse_ip_line(const Line *l, Symbol *ret);
 size_t trace_header_len(const Line *l);
 int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_t end,
-			Symbol *ret_first, bool *ret_have_first);
+			bool skip_bare, Symbol *ret_first, bool *ret_have_first);
 bool parse_message_symbol(const Line *l, Symbol *ret);
 bool parse_warning_symbol(const Line *l, Symbol *ret);
+bool is_sanitizer_helper(const Line *name);
+bool is_irq_entry(const Line *name);
 
 /* task.c: the task, its taint and the kernel version. */
 bool is_task_line(const Line *l);
 bool is_taint_line(const Line *l);
-int analysis_read_taint(DmesgAnalysis *a, const Line *line);
-int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_task);
+int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint);
+int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_task, bool take_taint);
 int analysis_read_event_task(DmesgAnalysis *a, Event kind, const Line *l);
+int analysis_read_task_dump(DmesgAnalysis *a, const Line *l);
+int analysis_read_by_task(DmesgAnalysis *a, const Line *l);
+int analysis_read_process_line(DmesgAnalysis *a, const Line *l);
 int line_number_after(const Line *l, const char *prefix);
-int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *hardware_line);
+int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *report_line,
+			    const Line *hardware_line);
 
 /* report.c: the report of the cause, read whole. */
 int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const LogHas *has);

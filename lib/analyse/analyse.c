@@ -83,6 +83,11 @@ DmesgAnalysis *dmesg_analysis_free(DmesgAnalysis *a)
 		for (char **p = a->call_trace; *p; p++)
 			free(*p);
 	free(a->call_trace);
+	for (size_t i = 0; i < a->n_frames; i++) {
+		free(a->frames[i].function);
+		free(a->frames[i].module);
+	}
+	free(a->frames);
 	free(a->taint);
 	free(a->kernel_version);
 	free(a->comm);
@@ -98,6 +103,7 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	_cleanup_free_ Line *lines = NULL;
 	_cleanup_free_ char *joined = NULL;
 	LogHas has;
+	bool prefixed;
 	size_t n;
 	int r;
 
@@ -109,13 +115,16 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	if (!a->call_trace)
 		return -ENOMEM;
 
-	r = split_lines(log, len, &lines, &n);
+	r = split_lines(log, len, &lines, &n, &prefixed);
 	if (r < 0)
 		return r;
-	r = join_wrapped_task_lines(lines, n, &joined);
+	/* quoted-printable: "=3D" for '=', "=20" for a blank at the end of a line */
+	r = join_wrapped_lines(
+		lines, n, log_contains(log, len, "=3D") || log_contains(log, len, "=20"), &joined);
 	if (r < 0)
 		return r;
 	has = log_has(log, len);
+	has.prefixed = prefixed;
 	r = analyse_lines(a, lines, n, &has);
 	if (r < 0)
 		return r;
@@ -128,24 +137,54 @@ static json_t *json_string_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
+/* An offset or size as JSON, null when the log does not say or it does not fit. */
+static json_t *json_offset(const DmesgFrame *f, uint64_t v)
+{
+	return f->have_offset && v <= INT64_MAX ? json_integer((json_int_t)v) : json_null();
+}
+
+static int frames_to_json(const DmesgAnalysis *a, json_t **ret)
+{
+	json_auto_t *frames = json_array();
+
+	if (!frames)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n_frames; i++) {
+		const DmesgFrame *f = &a->frames[i];
+
+		if (json_array_append_new(frames,
+					  json_pack("{s:s?,s:o,s:o,s:o}", "function", f->function,
+						    "offset", json_offset(f, f->offset), "size",
+						    json_offset(f, f->size), "module",
+						    json_string_or_null(f->module))) < 0)
+			return -ENOMEM;
+	}
+	*ret = TAKE_PTR(frames);
+	return 0;
+}
+
 int dmesg_analysis_to_json(const DmesgAnalysis *a, json_t **ret)
 {
-	json_auto_t *trace = json_array(), *o = NULL;
+	json_auto_t *trace = json_array(), *frames = NULL, *o = NULL;
+	int r;
 
 	if (!trace)
 		return -ENOMEM;
 	for (char **p = a->call_trace; *p; p++)
 		if (json_array_append_new(trace, json_string(*p)) < 0)
 			return -ENOMEM;
+	r = frames_to_json(a, &frames);
+	if (r < 0)
+		return r;
 
-	o = json_pack("{s:s,s:o,s:o,s:o,s:O,s:o,s:o,s:o,s:o,s:o,s:o}", "reason", a->reason,
-		      "message", json_string_or_null(a->message), "function",
-		      json_string_or_null(a->function), "module", json_string_or_null(a->module),
-		      "call_trace", trace, "taint", json_string_or_null(a->taint), "kernel_version",
-		      json_string_or_null(a->kernel_version), "comm", json_string_or_null(a->comm),
-		      "pid", a->pid >= 0 ? json_integer(a->pid) : json_null(), "hardware",
-		      json_string_or_null(a->hardware), "signature",
-		      json_string_or_null(a->signature));
+	o = json_pack(
+		"{s:s,s:o,s:o,s:o,s:O,s:O,s:o,s:o,s:o,s:o,s:o,s:o}", "reason", a->reason, "message",
+		json_string_or_null(a->message), "function", json_string_or_null(a->function),
+		"module", json_string_or_null(a->module), "call_trace", trace, "frames", frames,
+		"taint", json_string_or_null(a->taint), "kernel_version",
+		json_string_or_null(a->kernel_version), "comm", json_string_or_null(a->comm), "pid",
+		a->pid >= 0 ? json_integer(a->pid) : json_null(), "hardware",
+		json_string_or_null(a->hardware), "signature", json_string_or_null(a->signature));
 	if (!o)
 		return -ENOMEM;
 	*ret = TAKE_PTR(o);

@@ -12,7 +12,9 @@
  */
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "macro.h"
 
@@ -20,6 +22,15 @@
 #define DMESG_CALL_TRACE_MAX 64
 /* How many call trace functions the signature hashes. */
 #define DMESG_SIGNATURE_FRAMES 5
+
+/* A call trace frame as the kernel printed it: "func+0x2a/0x90 [mod]". */
+typedef struct DmesgFrame {
+	char *function;
+	char *module; /* NULL for the kernel proper */
+	/* where in function, and its size, when the log says ("+0x2a/0x90") */
+	bool have_offset;
+	uint64_t offset, size;
+} DmesgFrame;
 
 typedef struct DmesgAnalysis {
 	/* panic, oops, bug, warning, hung-task, soft-lockup, hard-lockup, rcu-stall, mce,
@@ -33,6 +44,9 @@ typedef struct DmesgAnalysis {
 	/* The reliable frames of the report's call trace, innermost first, without
 	 * offsets and "?" frames; NULL-terminated, never NULL. */
 	char **call_trace;
+	/* The same frames whole, n_frames of them. */
+	DmesgFrame *frames;
+	size_t n_frames;
 	/* Taint flags as letters ("GDWO"), "" for "Not tainted", NULL if not in the log. */
 	char *taint;
 	char *kernel_version; /* "6.1.0-18-amd64" */
@@ -55,6 +69,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(DmesgAnalysis *, dmesg_analysis_free);
 
 /*
  * {"reason":..., "message":..., "function":..., "module":..., "call_trace":[...],
+ *  "frames":[{"function":..., "offset":..., "size":..., "module":...}, ...],
  *  "taint":..., "kernel_version":..., "comm":..., "pid":..., "hardware":...,
  *  "signature":...}, with null for what is unknown.
  */

@@ -36,7 +36,7 @@ static const char *const event_reasons[_EVENT_MAX] = {
 static const LogHas log_has_all = {true, true, true};
 
 /* Whether the len bytes at log hold text; log may be NULL when len is 0. */
-static bool log_contains(const char *log, size_t len, const char *text)
+bool log_contains(const char *log, size_t len, const char *text)
 {
 	size_t n = strlen(text);
 
@@ -51,6 +51,24 @@ LogHas log_has(const char *log, size_t len)
 			       log_contains(log, len, HARD_LOCKUP_TEXT2),
 		.mce = log_contains(log, len, MCE_TEXT) && log_contains(log, len, MCE_TEXT2),
 	};
+}
+
+/*
+ * Whether an "Oops: " line is die()'s, which counts the oopses: "Oops: 0000 [#1] SMP", 2.6's
+ * "Oops: 0000 [1] SMP", powerpc's "Oops: Kernel access of bad area, sig: 11 [#1]"; not another
+ * message that starts with the word ("Oops: efitime: can't read time!").
+ */
+static bool is_die_line(const Line *l)
+{
+	const char *p;
+
+	if (!has_prefix(l, "Oops: "))
+		return true;
+	for (p = memchr(l->s, '[', l->len); p;
+	     p = memchr(p + 1, '[', (size_t)(l->s + l->len - p - 1)))
+		if (p + 1 < l->s + l->len && (p[1] == '#' || is_digit(p[1])))
+			return true;
+	return false;
 }
 
 /* What line l reports; has says which texts the log holds at all. */
@@ -76,26 +94,32 @@ Event classify_in(const Line *l, const LogHas *has)
 		return EVENT_NONE;
 	/* arm64_serror_panic(): the registers, then "Kernel panic - not syncing: Asynchronous
 	 * SError Interrupt" */
-	if (has_prefix(l, "Kernel panic - not syncing") || has_prefix(l, "SError Interrupt on CPU"))
+	/* a log that keeps only the end of a panic: "---[ end Kernel panic - not syncing: Out of
+	 * memory ... ]---" */
+	if (has_prefix(l, PANIC_TEXT) || has_prefix(l, "SError Interrupt on CPU") ||
+	    has_prefix(l, END_MARKER PANIC_TEXT))
 		return EVENT_PANIC;
 	if (has->soft_lockup && line_find(l, SOFT_LOCKUP_TEXT))
 		return EVENT_SOFT_LOCKUP;
 	if (has->hard_lockup &&
 	    (line_find(l, HARD_LOCKUP_TEXT) || line_find(l, HARD_LOCKUP_TEXT2)) &&
-	    !has_prefix(l, "---[ end "))
+	    !has_prefix(l, END_MARKER))
 		return EVENT_HARD_LOCKUP;
 	if (has_prefix(l, "INFO: task ") && line_find(l, " blocked for more than "))
 		return EVENT_HUNG_TASK;
 	if ((has_prefix(l, "INFO: rcu_") || has_prefix(l, "rcu: INFO: rcu_")) &&
 	    line_find(l, " stall"))
 		return EVENT_RCU_STALL;
-	if (has_prefix(l, "WARNING: CPU: ") || has_prefix(l, "WARNING: at "))
+	/* 6.16 and later: "WARNING: mm/memblock.c:904 at __free_reserved_area+0xd3/0xf0, CPU#0:
+	 * swapper/0/0" */
+	if (has_prefix(l, "WARNING: CPU: ") || has_prefix(l, "WARNING: at ") ||
+	    (has_prefix(l, "WARNING: ") && line_find(l, " at ") && line_find(l, ", CPU#")))
 		return EVENT_WARNING;
 	if (has_prefix(l, "kernel BUG at "))
 		return EVENT_BUG;
 	for (size_t i = 0; i < ARRAY_SIZE(oops_prefixes); i++)
 		if (has_prefix(l, oops_prefixes[i]))
-			return EVENT_OOPS;
+			return is_die_line(l) ? EVENT_OOPS : EVENT_NONE;
 	if (has_prefix(l, "BUG: "))
 		return EVENT_BUG;
 	if (has->mce && line_find(l, MCE_TEXT) && line_find(l, MCE_TEXT2))
@@ -131,7 +155,8 @@ Event panic_cause(const Line *l)
 	if (line_find(l, "panic_on_warn"))
 		return EVENT_WARNING;
 	/* __schedule_bug() with panic_on_warn, after "BUG: scheduling while atomic: ..." */
-	if (line_find(l, "Fatal exception") || line_find(l, "scheduling while atomic"))
+	if (line_find(l, "Fatal exception") || line_find(l, "scheduling while atomic") ||
+	    line_find(l, "not syncing: Oops")) /* 2.6 */
 		return EVENT_OOPS;
 	return EVENT_PANIC;
 }
@@ -139,4 +164,27 @@ Event panic_cause(const Line *l)
 const char *event_reason(Event e)
 {
 	return event_reasons[e];
+}
+
+/*
+ * Whether a panic is that of a task that must not exit, "Attempted to kill the idle task!",
+ * "Attempted to kill init! exitcode=0x0000000b": after an oops killed it, the oops is the cause.
+ */
+bool panic_on_task_exit(const Line *l)
+{
+	return line_find(l, "Attempted to kill the idle task") ||
+	       line_find(l, "Attempted to kill init");
+}
+
+/* The text of a report's first line: without "---[ end " and " ]---" when it is an end marker. */
+Line event_headline(const Line *l)
+{
+	Line h = *l;
+
+	if (!has_prefix(&h, END_MARKER))
+		return h;
+	h = line_after(&h, strlen(END_MARKER));
+	if (h.len >= 5 && memcmp(h.s + h.len - 5, " ]---", 5) == 0)
+		h.len -= 5;
+	return h;
 }

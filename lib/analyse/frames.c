@@ -11,6 +11,121 @@
 #include "analyse-internal.h"
 
 /*
+ * Parses "+0xOFF/0xSIZE" at i in l into sym; returns where it ends, 0 if it is not there. Numbers
+ * of more than 16 digits are not offsets.
+ */
+static size_t parse_offset_size(const Line *l, size_t i, Symbol *sym)
+{
+	uint64_t v[2] = {};
+	static const char *const marks[] = {"+0x", "/0x"};
+
+	for (size_t k = 0; k < ARRAY_SIZE(marks); k++) {
+		size_t start;
+
+		if (i + 3 > l->len || memcmp(l->s + i, marks[k], 3) != 0)
+			return 0;
+		start = i += 3;
+		for (; i < l->len && is_hex(l->s[i]); i++) {
+			char c = l->s[i];
+
+			v[k] = v[k] << 4 |
+			       (uint64_t)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+		}
+		if (i == start || i - start > 16)
+			return 0;
+	}
+	sym->have_offset = true;
+	sym->offset = v[0];
+	sym->size = v[1];
+	return i;
+}
+
+/*
+ * After a function name at i, the source of a trace that scripts/decode_stacktrace.sh decoded:
+ * " (fs/x.c:225 fs/x.c:322)", a file (with a dot) and a line number. Returns where it ends, after
+ * the ")", 0 if it is not that.
+ */
+static size_t decoded_source_end(const Line *l, size_t i)
+{
+	const char *colon;
+	size_t depth = 0, j;
+
+	if (i + 2 >= l->len || l->s[i] != ' ' || l->s[i + 1] != '(')
+		return 0;
+	/* "(kernel/sched/core.c:7244 (discriminator 13))" */
+	for (j = i + 1; j < l->len; j++) {
+		depth += l->s[j] == '(';
+		depth -= l->s[j] == ')';
+		if (depth == 0)
+			break;
+	}
+	colon = memchr(l->s + i, ':', l->len - i);
+	if (j == l->len || !colon || (size_t)(colon - l->s) > j || !is_digit(colon[1]) ||
+	    !memchr(l->s + i, '.', (size_t)(colon - l->s) - i))
+		return 0;
+	return j + 1;
+}
+
+/* The module after a decoded source: the one word that ends the line, if there is one. */
+static Line decoded_module(const Line *l, size_t i)
+{
+	size_t start = skip_blanks(l, i), end = start;
+
+	while (end < l->len && !is_blank(l->s[end]))
+		end++;
+	if (end == start || skip_blanks(l, end) < l->len || end - start > NAME_MAX_LEN)
+		return (Line){};
+	return (Line){l->s + start, end - start};
+}
+
+/*
+ * x86-64 before 2.6.2x: "<ffffffffa00a8f0c>{:ext3:ext3_journal_start_sb+44}", the module between
+ * colons and the offset in decimal (or "{func+0x2c/0x90}"), several frames to a trace line.
+ * Returns where the frame at i ends, after the '}', 0 if it is not one.
+ */
+static size_t parse_brace_symbol(const Line *l, size_t i, Symbol *ret)
+{
+	Symbol sym = {};
+	size_t start, j;
+	uint64_t off = 0;
+
+	if (i >= l->len || l->s[i] != '<')
+		return 0;
+	j = skip_hex(l, i + 1);
+	if (j == i + 1 || j + 2 >= l->len || l->s[j] != '>' || l->s[j + 1] != '{')
+		return 0;
+	i = j + 2;
+	if (l->s[i] == ':') {
+		start = ++i;
+		while (i < l->len && l->s[i] != ':' && l->s[i] != '}' && i - start <= NAME_MAX_LEN)
+			i++;
+		if (i >= l->len || l->s[i] != ':' || i == start || i - start > NAME_MAX_LEN)
+			return 0;
+		sym.module = (Line){l->s + start, i - start};
+		i++;
+	}
+	start = i;
+	while (i < l->len && l->s[i] != '+' && l->s[i] != '}' && !is_blank(l->s[i]) &&
+	       i - start <= NAME_MAX_LEN)
+		i++;
+	if (i >= l->len || l->s[i] != '+' || i == start || i - start > NAME_MAX_LEN)
+		return 0;
+	sym.name = (Line){l->s + start, i - start};
+	j = parse_offset_size(l, i, &sym);
+	if (j == 0) {
+		/* "+44": decimal, and no size */
+		for (j = i + 1; j < l->len && is_digit(l->s[j]) && j - i <= 16; j++)
+			off = off * 10 + (uint64_t)(l->s[j] - '0');
+		if (j == i + 1 || j - i > 16)
+			return 0;
+	}
+	if (j >= l->len || l->s[j] != '}')
+		return 0;
+	*ret = sym;
+	return j + 1;
+}
+
+/*
  * Parses a stack frame or instruction pointer: optional address groups
  * ("[<ffffffff8100>]", "[c000000000123456]"), an optional "? ", then
  * "name+0xOFF/0xSIZE", an optional " [module]" and an optional
@@ -32,6 +147,8 @@ bool parse_symbol(const Line *l, Symbol *ret)
 			break;
 		i = skip_blanks(l, j + 1);
 	}
+	if (i < l->len && l->s[i] == '<')
+		return parse_brace_symbol(l, i, ret) > 0;
 	if (i + 1 < l->len && l->s[i] == '?' && l->s[i + 1] == ' ') {
 		sym.unreliable = true;
 		i = skip_blanks(l, i + 2);
@@ -47,17 +164,17 @@ bool parse_symbol(const Line *l, Symbol *ret)
 		return false;
 	sym.name = (Line){l->s + start, i - start};
 
-	/* "+0xOFF/0xSIZE" */
-	if (i + 3 > l->len || memcmp(l->s + i, "+0x", 3) != 0)
-		return false;
-	j = skip_hex(l, i + 3);
-	if (j == i + 3 || j + 3 > l->len || memcmp(l->s + j, "/0x", 3) != 0)
-		return false;
-	i = skip_hex(l, j + 3);
-	if (i == j + 3)
-		return false;
-
-	i = skip_blanks(l, i);
+	j = parse_offset_size(l, i, &sym);
+	if (j == 0) {
+		/* decoded: "func (fs/x.c:225 fs/x.c:322) module", no offset */
+		j = decoded_source_end(l, i);
+		if (j == 0)
+			return false;
+		sym.module = decoded_module(l, j);
+		*ret = sym;
+		return true;
+	}
+	i = skip_blanks(l, j);
 	if (i < l->len && l->s[i] == '[') {
 		start = ++i;
 		while (i < l->len && l->s[i] != ']' && !is_blank(l->s[i]))
@@ -72,24 +189,24 @@ bool parse_symbol(const Line *l, Symbol *ret)
 }
 
 /*
- * A frame of arm's backtrace: "[<802b3ffc>] (__sanitizer_cov_trace_pc) from [<802e1324>]
- * (trace_hardirqs_off+0x6c/0x120)", the function first, with " [module]" if it has one.
+ * The function of an arm frame at i in l: "name", "name+0xOFF/0xSIZE" (before 3.x), either with
+ * " [module]". Returns where it ends, 0 if it is not that.
  */
-bool parse_arm_frame(const Line *l, Symbol *ret)
+static size_t parse_arm_symbol(const Line *l, size_t i, Symbol *ret)
 {
-	size_t i = skip_blanks(l, 0), start;
+	size_t start = i;
 
-	if (i + 2 >= l->len || l->s[i] != '[' || l->s[i + 1] != '<')
-		return false;
-	i = skip_hex(l, i + 2);
-	if (i + 4 > l->len || memcmp(l->s + i, ">] (", 4) != 0)
-		return false;
-	start = i += 4;
-	while (i < l->len && l->s[i] != ')' && !is_blank(l->s[i]) && i - start <= NAME_MAX_LEN)
+	while (i < l->len && l->s[i] != ')' && l->s[i] != '+' && !is_blank(l->s[i]) &&
+	       i - start <= NAME_MAX_LEN)
 		i++;
 	if (i == start || i >= l->len || i - start > NAME_MAX_LEN)
-		return false;
+		return 0;
 	*ret = (Symbol){.name = {l->s + start, i - start}};
+	if (l->s[i] == '+') {
+		i = parse_offset_size(l, i, ret);
+		if (i == 0 || i >= l->len)
+			return 0;
+	}
 	if (l->s[i] == ' ' && i + 1 < l->len && l->s[i + 1] == '[') {
 		start = i += 2;
 		while (i < l->len && l->s[i] != ']' && i - start <= NAME_MAX_LEN)
@@ -97,17 +214,68 @@ bool parse_arm_frame(const Line *l, Symbol *ret)
 		if (i < l->len && i > start && i - start <= NAME_MAX_LEN)
 			ret->module = (Line){l->s + start, i - start};
 	}
-	return memmem(l->s + i, l->len - i, ") from ", strlen(") from ")) != NULL;
+	return i;
+}
+
+/*
+ * A frame of arm's backtrace: "[<802b3ffc>] (__sanitizer_cov_trace_pc) from [<802e1324>]
+ * (trace_hardirqs_off+0x6c/0x120)": the function first, then the caller and where in it the call
+ * is (*ret_caller, when not NULL): that is the offset of the next frame, whose own line names the
+ * function alone (since 3.x) or where it starts ("(vfs_write+0x0/0x160) from", before).
+ */
+bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller)
+{
+	static const char from[] = ") from [<";
+	size_t i = skip_blanks(l, 0);
+	const char *at;
+	Symbol sym;
+	Line rest;
+
+	if (i + 2 < l->len && l->s[i] == '[' && l->s[i + 1] == '<') {
+		i = skip_hex(l, i + 2);
+		if (i + 4 > l->len || memcmp(l->s + i, ">] (", 4) != 0)
+			return false;
+		i = parse_arm_symbol(l, i + 4, &sym);
+		if (i == 0)
+			return false;
+		at = memmem(l->s + i, l->len - i, from, strlen(from));
+		if (!at)
+			return false;
+		/* before 3.x, "(func+0x0/0x40)": where the function starts, not where it was */
+		sym.have_offset = false;
+		if (ret_caller) {
+			*ret_caller = (Symbol){};
+			rest = (Line){at + strlen(from),
+				      (size_t)(l->s + l->len - at - strlen(from))};
+			i = skip_hex(&rest, 0);
+			if (i + 4 <= rest.len && memcmp(rest.s + i, ">] (", 4) == 0)
+				parse_arm_symbol(&rest, i + 4, ret_caller);
+		}
+		*ret = sym;
+		return true;
+	}
+
+	/* since 5.17 without addresses: "unwind_backtrace from show_stack+0x18/0x1c" */
+	i = parse_arm_symbol(l, i, &sym);
+	if (i == 0 || sym.have_offset || i + 6 > l->len || memcmp(l->s + i, " from ", 6) != 0)
+		return false;
+	rest = line_after(l, i + 6);
+	if (!parse_symbol(&rest, ret_caller ?: &(Symbol){}))
+		return false;
+	*ret = sym;
+	return true;
 }
 
 /*
  * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
- * powerpc, and s390's "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
+ * powerpc, riscv ("epc : func+0x2c/0x90"; an address alone on other CPUs' lines), and s390's
+ * "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
  */
 bool parse_ip_line(const Line *l, Symbol *ret)
 {
 	static const char *const prefixes[] = {
-		"RIP: ", "IP: ", "EIP: ", "EIP is at ", "pc : ", "PC is at ", "NIP [",
+		"RIP: ",     "IP: ",  "EIP: ",	"EIP is at ", "pc : ",
+		"PC is at ", "NIP [", "epc : ", "epc: ",
 	};
 
 	if (has_prefix(l, "Krnl PSW : ")) {
@@ -182,7 +350,8 @@ size_t trace_header_len(const Line *l)
  * "d440: 00000000 c09e0f2c" dump), s390's frames taken from a register rather than the stack
  * ("([<000003ff8086d036>] will_oops_init+0x36/0x1000 [will_oops])", often stale), and the
  * inlined functions of a trace decoded with decode_stacktrace.sh or syzkaller
- * ("cpumask_first include/linux/cpumask.h:214 [inline]").
+ * ("cpumask_first include/linux/cpumask.h:214 [inline]"), and the "All code" and "Code starting
+ * with the faulting instruction" disassembly it adds.
  */
 static bool is_trace_noise(const Line *l)
 {
@@ -193,8 +362,15 @@ static bool is_trace_noise(const Line *l)
 		return true;
 	if (l->len > 3 && l->s[0] == 'r' && is_digit(l->s[1]))
 		return memchr(l->s, ':', MIN(l->len, (size_t)4)) != NULL;
+	if (line_is(l, "All code") ||
+	    has_prefix(l, "Code starting with the faulting instruction") ||
+	    has_prefix(l, "========"))
+		return true;
 	i = skip_hex(l, 0);
-	return i >= 3 && i + 1 < l->len && l->s[i] == ':' && l->s[i + 1] == ' ';
+	/* "d440: 00000000 c09e0f2c", and the disassembly of a decoded trace: "2a:*\t48 8b a8" */
+	return (i >= 3 && i + 1 < l->len && l->s[i] == ':' && l->s[i + 1] == ' ') ||
+	       (i >= 1 && i + 1 < l->len && l->s[i] == ':' &&
+		(l->s[i + 1] == '\t' || l->s[i + 1] == '*'));
 }
 
 /*
@@ -215,21 +391,100 @@ static bool is_trace_registers(const Line *l)
 	return false;
 }
 
-static int analysis_add_frame(DmesgAnalysis *a, size_t *n, const Line *name)
+static int analysis_add_frame(DmesgAnalysis *a, const Symbol *sym)
 {
+	DmesgFrame *frames, *f;
 	char **l;
 
-	if (*n >= DMESG_CALL_TRACE_MAX)
+	if (a->n_frames >= DMESG_CALL_TRACE_MAX)
 		return 0;
-	l = realloc(a->call_trace, (*n + 2) * sizeof(char *));
+	l = realloc(a->call_trace, (a->n_frames + 2) * sizeof(char *));
 	if (!l)
 		return -ENOMEM;
 	a->call_trace = l;
-	l[*n] = text_dup(name->s, name->len, NAME_MAX_LEN);
-	if (!l[*n])
+	frames = realloc(a->frames, (a->n_frames + 1) * sizeof(DmesgFrame));
+	if (!frames)
 		return -ENOMEM;
-	l[++*n] = NULL;
+	a->frames = frames;
+
+	f = &frames[a->n_frames];
+	*f = (DmesgFrame){
+		.have_offset = sym->have_offset,
+		.offset = sym->offset,
+		.size = sym->size,
+	};
+	f->function = text_dup(sym->name.s, sym->name.len, NAME_MAX_LEN);
+	if (sym->module.len > 0)
+		f->module = text_dup(sym->module.s, sym->module.len, NAME_MAX_LEN);
+	l[a->n_frames] = text_dup(sym->name.s, sym->name.len, NAME_MAX_LEN);
+	/* counted first, so that dmesg_analysis_free() frees what was made */
+	l[++a->n_frames] = NULL;
+	if (!f->function || (sym->module.len > 0 && !f->module) || !l[a->n_frames - 1])
+		return -ENOMEM;
 	return 0;
+}
+
+/*
+ * A frame that the kernel could not name, an address alone: powerpc's "[c000000010ff3a30]
+ * [c000000010ff3ad0] 0xc000000010ff3ad0 (unreliable)", x86's " [<ffffffffa0001234>]
+ * 0xffffffffa0001234". The trace goes on after it.
+ */
+static bool is_unnamed_frame(const Line *l)
+{
+	size_t i = 0, j;
+
+	for (int groups = 0; groups < 3 && i < l->len && l->s[i] == '['; groups++) {
+		j = skip_hex(l, i + 1 + (i + 1 < l->len && l->s[i + 1] == '<'));
+		j += j < l->len && l->s[j] == '>';
+		if (j >= l->len || l->s[j] != ']')
+			return false;
+		i = skip_blanks(l, j + 1);
+	}
+	if (i == 0 || i + 2 >= l->len || l->s[i] != '0' || l->s[i + 1] != 'x')
+		return false;
+	j = skip_hex(l, i + 2);
+	return j > i + 2 && (j == l->len || is_blank(l->s[j]));
+}
+
+/*
+ * The checks and reports that KASAN, HWASan and KMSAN compile into every memory access
+ * ("__asan_load8", "__hwasan_check_x1_67043328", "kasan_check_range", "__kasan_report"): they
+ * are where a bug is found, not where it is.
+ */
+bool is_sanitizer_helper(const Line *name)
+{
+	static const char *const prefixes[] = {
+		"__asan_", "__hwasan_",		  "__kasan_", "kasan_", "__msan_",
+		"kmsan_",  "check_memory_region",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (has_prefix(name, prefixes[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Where an interrupt enters the kernel, per architecture: the frames after it in a trace are those
+ * of the context it stopped (what an RCU stall's CPU was doing).
+ */
+bool is_irq_entry(const Line *name)
+{
+	static const char *const entries[] = {
+		"el1h_64_irq",
+		"el1_irq",
+		"el0_irq",
+		"__irq_svc",
+		"__irq_usr",
+		"asm_sysvec_apic_timer_interrupt",
+		"apic_timer_interrupt",
+		"handle_exception",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(entries); i++)
+		if (line_is(&(Line){name->s, function_base_len(name->s, name->len)}, entries[i]))
+			return true;
+	return false;
 }
 
 static bool symbol_is_generic(const Symbol *sym)
@@ -237,39 +492,82 @@ static bool symbol_is_generic(const Symbol *sym)
 	return is_generic_frame(sym->name.s, function_base_len(sym->name.s, sym->name.len));
 }
 
+/* Takes sym as a frame of the trace: its first that is not the machinery goes to *ret_first. */
+static int analysis_take_frame(DmesgAnalysis *a, const Symbol *sym, Symbol *ret_first,
+			       bool *ret_have_first)
+{
+	if (sym->unreliable)
+		return 0;
+	if (!*ret_have_first && !symbol_is_generic(sym) && !is_sanitizer_helper(&sym->name)) {
+		*ret_first = *sym;
+		*ret_have_first = true;
+	}
+	return analysis_add_frame(a, sym);
+}
+
+/* The frames of a trace line of brace frames (parse_brace_symbol()); returns how many, or -errno. */
+static int analysis_read_brace_frames(DmesgAnalysis *a, const Line *l, Symbol *ret_first,
+				      bool *ret_have_first)
+{
+	size_t i = 0, end;
+	Symbol sym;
+	int n = 0, r;
+
+	while ((end = parse_brace_symbol(l, i, &sym)) > 0) {
+		r = analysis_take_frame(a, &sym, ret_first, ret_have_first);
+		if (r < 0)
+			return r;
+		n++;
+		i = skip_blanks(l, end);
+	}
+	return n;
+}
+
 /*
  * Reads the frames after "Call Trace:" up to the first line that is not one,
  * and returns the first frame that is not generic in *ret_first.
  */
 int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_t end,
-			Symbol *ret_first, bool *ret_have_first)
+			bool skip_bare, Symbol *ret_first, bool *ret_have_first)
 {
-	size_t n = 0;
+	Symbol caller = {};
 	int r;
 
 	*ret_have_first = false;
 	for (size_t i = start; i < end; i++) {
 		Line l = lines[i];
-		Symbol sym;
+		Symbol sym, next_caller = {};
 
 		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels */
 		if (i == start)
 			l = line_after(&l, trace_header_len(&l));
-		else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l))
+		else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l) ||
+			 (skip_bare && l.bare))
 			continue;
 		line_skip_marker(&l);
-		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym)) {
+		if (is_unnamed_frame(&l))
+			continue;
+		if (l.len > 0 && l.s[0] == '<') {
+			r = analysis_read_brace_frames(a, &l, ret_first, ret_have_first);
+			if (r < 0)
+				return r;
+			if (r > 0)
+				continue;
+		}
+		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym, &next_caller)) {
 			if (i == start)
 				continue;
 			break;
 		}
-		if (sym.unreliable)
-			continue;
-		if (!*ret_have_first && !symbol_is_generic(&sym)) {
-			*ret_first = sym;
-			*ret_have_first = true;
+		/* arm: where the previous frame was called from, in this function */
+		if (!sym.have_offset && caller.have_offset && caller.name.len == sym.name.len &&
+		    memcmp(caller.name.s, sym.name.s, sym.name.len) == 0) {
+			sym.have_offset = true;
+			sym.offset = caller.offset;
+			sym.size = caller.size;
 		}
-		r = analysis_add_frame(a, &n, &sym.name);
+		caller = next_caller;
+		r = analysis_take_frame(a, &sym, ret_first, ret_have_first);
 		if (r < 0)
 			return r;
 	}
@@ -297,7 +595,8 @@ bool parse_message_symbol(const Line *l, Symbol *ret)
 	return parse_symbol(&rest, ret) && !ret->unreliable;
 }
 
-/* "WARNING: CPU: 1 PID: 42 at drivers/foo.c:12 foo_probe+0x12/0x40 [foo]" */
+/* "WARNING: CPU: 1 PID: 42 at drivers/foo.c:12 foo_probe+0x12/0x40 [foo]", since 6.16
+ * "WARNING: drivers/foo.c:12 at foo_probe+0x12/0x40 [foo], CPU#1: comm/42" */
 bool parse_warning_symbol(const Line *l, Symbol *ret)
 {
 	const char *at = line_find(l, " at ");
@@ -307,6 +606,8 @@ bool parse_warning_symbol(const Line *l, Symbol *ret)
 	if (!at)
 		return false;
 	rest = (Line){at + 4, (size_t)(l->s + l->len - at - 4)};
+	if (parse_symbol(&rest, ret) && !ret->unreliable)
+		return true;
 	for (i = 0; i < rest.len && !is_blank(rest.s[i]); i++)
 		;
 	rest = line_after(&rest, i);

@@ -106,9 +106,191 @@ static void line_strip_prefixes(Line *l)
 	line_trim(l);
 }
 
-int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n)
+/*
+ * Learning the log's own prefix. Whatever wrote the log (syslog in any language, dmesg -x, a
+ * relay, a mail client's quoting, a console server) put the same kind of text before every
+ * line. Lines that start with text the kernel prints at the start of a line (anchors) show it:
+ * what stands before the anchor is the prefix. Its shape is what is kept of it: each run of
+ * letters becomes 'a', each run of digits '9', blanks go, punctuation stays ("kern  :warn  :
+ * [    3.078160] [      T0] " is "a:a:[9.9][a9]", "Dis  2 17:13:53 host kernel: " is
+ * "a9:9:9a:"). A line that starts with a prefix of a learned shape loses it; the fixed prefixes
+ * of line_strip_prefixes() are the fallback.
+ */
+#define PREFIX_LEN_MAX 128
+#define PREFIX_SHAPE_MAX 48
+#define PREFIX_SHAPES_MAX 4
+#define PREFIX_ANCHOR_LINES_MAX 64
+
+typedef struct PrefixShape {
+	char s[PREFIX_SHAPE_MAX];
+	size_t len;
+} PrefixShape;
+
+typedef struct PrefixShapes {
+	PrefixShape shapes[PREFIX_SHAPES_MAX];
+	size_t n;
+} PrefixShapes;
+
+/* Texts that the kernel prints at the start of a line, and nothing writes before them. */
+static const char *const prefix_anchors[] = {
+	"Call Trace:",
+	"Call trace:",
+	"Modules linked in:",
+	"Hardware name: ",
+	"RIP: 00",
+	"Code: ",
+	"---[ end trace ",
+	"Kernel panic - not syncing",
+	"------------[ cut here ]",
+};
+
+/* The class of c in a shape: 'a' for letters (and UTF-8: month names), '9' for digits, 0 for
+ * blanks, which a shape leaves out, else c itself. */
+static char shape_class(char c)
 {
-	size_t n = 0, allocated = 1;
+	if (is_digit(c))
+		return '9';
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (unsigned char)c >= 0x80)
+		return 'a';
+	if (is_blank(c))
+		return 0;
+	return c;
+}
+
+/* The shape of the len bytes at s in *ret; false when it does not fit. */
+static bool prefix_shape(const char *s, size_t len, PrefixShape *ret)
+{
+	PrefixShape shape = {};
+
+	for (size_t i = 0; i < len; i++) {
+		char c = shape_class(s[i]);
+
+		if (c == 0 ||
+		    (shape.len > 0 && (c == 'a' || c == '9') && shape.s[shape.len - 1] == c))
+			continue;
+		if (shape.len == sizeof(shape.s))
+			return false;
+		shape.s[shape.len++] = c;
+	}
+	*ret = shape;
+	return true;
+}
+
+/*
+ * Whether a shape can be a prefix: it ends in punctuation (a bracket, a colon: where the kernel's
+ * text begins is clear) and holds a digit, a bracket or a quote mark ("> ", "  | "), so that a word and a colon
+ * at the start of the kernel's own text ("RIP: ") is never taken for one.
+ */
+static bool prefix_shape_valid(const PrefixShape *shape)
+{
+	char last;
+
+	if (shape->len == 0)
+		return false;
+	last = shape->s[shape->len - 1];
+	return last != 'a' && last != '9' &&
+	       (memchr(shape->s, '9', shape->len) || memchr(shape->s, '[', shape->len) ||
+		memchr(shape->s, '>', shape->len) || memchr(shape->s, '|', shape->len));
+}
+
+/* Learns the shape of l's prefix if l has an anchor; returns whether it has one. */
+static bool prefix_learn_line(PrefixShapes *shapes, const Line *l)
+{
+	const Line head = {l->s, MIN(l->len, (size_t)PREFIX_LEN_MAX)};
+	PrefixShape shape;
+	const char *at;
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(prefix_anchors); k++)
+		if ((at = line_find(&head, prefix_anchors[k])))
+			break;
+	if (k == ARRAY_SIZE(prefix_anchors))
+		return false;
+	if (at == l->s || !prefix_shape(l->s, (size_t)(at - l->s), &shape) ||
+	    !prefix_shape_valid(&shape))
+		return true;
+	for (k = 0; k < shapes->n; k++)
+		if (shapes->shapes[k].len == shape.len &&
+		    memcmp(shapes->shapes[k].s, shape.s, shape.len) == 0)
+			return true;
+	if (shapes->n < PREFIX_SHAPES_MAX)
+		shapes->shapes[shapes->n++] = shape;
+	return true;
+}
+
+/* Where a prefix of the given shape at the start of l ends, 0 if l does not start with one. */
+static size_t prefix_match(const PrefixShape *shape, const Line *l)
+{
+	size_t k = 0, i;
+	char last = 0;
+
+	for (i = 0; i < l->len && i < PREFIX_LEN_MAX; i++) {
+		char c = shape_class(l->s[i]);
+
+		if (c == 0 || ((c == 'a' || c == '9') && c == last))
+			continue;
+		if (k == shape->len || shape->s[k] != c)
+			break;
+		last = shape->s[k++];
+	}
+	return k == shape->len ? i : 0;
+}
+
+/*
+ * Removes a prefix of a learned shape from the start of l, or, for a shape that starts with a
+ * bracket (a time), from after a blank in its first bytes, with what stands before it: a report
+ * glued to shell output ("/init: 384: .: [  271.40] Kernel panic - ...", a prompt).
+ */
+static void line_strip_learned_prefix(const PrefixShapes *shapes, Line *l)
+{
+	const Line head = {l->s, MIN(l->len, (size_t)PREFIX_LEN_MAX)};
+
+	for (size_t k = 0; k < shapes->n; k++) {
+		size_t end = prefix_match(&shapes->shapes[k], l);
+
+		if (end > 0) {
+			*l = line_after(l, end);
+			return;
+		}
+	}
+	for (size_t k = 0; k < shapes->n; k++) {
+		const PrefixShape *shape = &shapes->shapes[k];
+
+		if (shape->s[0] != '[')
+			continue;
+		for (const char *p = memchr(head.s, '[', head.len); p;
+		     p = memchr(p + 1, '[', (size_t)(head.s + head.len - p - 1))) {
+			Line rest = line_after(l, (size_t)(p - l->s));
+			size_t end;
+
+			if (p == l->s || !is_blank(p[-1]))
+				continue;
+			end = prefix_match(shape, &rest);
+			if (end > 0) {
+				*l = line_after(&rest, end);
+				return;
+			}
+		}
+	}
+}
+
+/* A panic glued to a shell prompt or output: "root@bmc:~# Kernel panic - not syncing: ...". */
+static void line_skip_to_panic(Line *l)
+{
+	const char *at;
+
+	if (has_prefix(l, PANIC_TEXT) || has_prefix(l, END_MARKER))
+		return;
+	at = line_find(l, " " PANIC_TEXT);
+	if (at)
+		*l = line_after(l, (size_t)(at - l->s) + 1);
+}
+
+int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *ret_prefixed)
+{
+	size_t n = 0, allocated = 1, anchors = 0, prefixed = 0, texts = 0;
+	PrefixShapes shapes = {};
+	bool glued;
 	Line *lines;
 
 	for (size_t i = 0; i < len; i++)
@@ -120,13 +302,27 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n)
 		const char *nl = memchr(log + i, '\n', len - i);
 		size_t e = nl ? (size_t)(nl - log) : len;
 
-		lines[n] = (Line){log + i, e - i};
-		line_strip_prefixes(&lines[n]);
-		n++;
+		lines[n++] = (Line){log + i, e - i};
 		i = e + 1;
+	}
+	for (size_t i = 0; i < n && anchors < PREFIX_ANCHOR_LINES_MAX; i++)
+		anchors += prefix_learn_line(&shapes, &lines[i]);
+	glued = log_contains(log, len, " " PANIC_TEXT);
+	for (size_t i = 0; i < n; i++) {
+		Line raw = lines[i];
+
+		line_strip_learned_prefix(&shapes, &lines[i]);
+		line_strip_prefixes(&lines[i]);
+		if (glued)
+			line_skip_to_panic(&lines[i]);
+		line_trim(&raw);
+		lines[i].bare = lines[i].s == raw.s;
+		texts += raw.len > 0;
+		prefixed += !lines[i].bare;
 	}
 	*ret = lines;
 	*ret_n = n;
+	*ret_prefixed = prefixed > texts / 2;
 	return 0;
 }
 
@@ -140,7 +336,8 @@ static size_t skip_taint_columns(const Line *l, size_t i)
 
 /*
  * A task line cut in two: before its taint ("CPU: 0 PID: 1 Comm: sh" and "Not tainted 6.1.0 #1"),
- * or in its taint columns ("... Tainted: G " and "       O      5.4.51 #1").
+ * in its taint columns ("... Tainted: G " and "       O      5.4.51 #1"), or before its version
+ * ("... Comm: syz.0.0 Not tainted" and "6.13.0-rc5 #0").
  */
 static bool is_wrapped_task_line(const Line *first, const Line *second)
 {
@@ -151,9 +348,12 @@ static bool is_wrapped_task_line(const Line *first, const Line *second)
 	    has_prefix(second, "CPU: "))
 		return false;
 	taint = line_find(first, " Tainted: ");
-	if (!taint)
+	if (!taint) {
+		if (first->len > 12 && memcmp(first->s + first->len - 12, " Not tainted", 12) == 0)
+			return second->len > 0 && is_digit(second->s[0]);
 		return !line_find(first, "ainted") &&
 		       (line_find(second, " tainted") || line_find(second, "Tainted:"));
+	}
 	at = (size_t)(taint - first->s) + strlen(" Tainted: ");
 	if (skip_taint_columns(first, at) < first->len)
 		return false;
@@ -161,41 +361,92 @@ static bool is_wrapped_task_line(const Line *first, const Line *second)
 	return at < second->len && is_digit(second->s[at]);
 }
 
+/* How a line goes on in the next one, when a console, a mail client or a copy and paste
+ * wrapped it. */
+typedef enum Wrap {
+	WRAP_NONE,
+	WRAP_BLANK, /* the two joined with a blank */
+	WRAP_GLUE,  /* joined as they are: a number or a word cut in two */
+	WRAP_SOFT,  /* a quoted-printable soft line break: the '=' at the end goes */
+} Wrap;
+
 /*
- * Joins the task lines that a console or a copy and paste wrapped, in a buffer of their own
- * (*ret_buf, NULL when there are none) that the joined lines point into. A number cut in two
- * is joined without a blank, anything else with one.
+ * Lines are joined by what the first lacks, never by its length: a task line without its taint
+ * or version, die()'s "Oops: general protection fault, probably for non-canonical address"
+ * without its count ("0xdffffc0000000003: 0000 [#1] SMP"), an instruction pointer without its
+ * function ("RIP: 0010:" and "func+0x2d6/0xbe0 [mod]"); and in a quoted-printable mail (qp), a
+ * line that ends with '='.
  */
-int join_wrapped_task_lines(Line *lines, size_t n, char **ret_buf)
+static Wrap line_wrap(const Line *first, const Line *second, bool qp)
 {
+	if (second->len == 0)
+		return WRAP_NONE;
+	if (qp && first->len > 0 && first->s[first->len - 1] == '=')
+		return WRAP_SOFT;
+	if (is_wrapped_task_line(first, second))
+		return first->len > 0 && is_digit(first->s[first->len - 1]) &&
+				       is_digit(second->s[0])
+			       ? WRAP_GLUE
+			       : WRAP_BLANK;
+	if (has_prefix(first, "Oops: ") && !memmem(first->s, first->len, "[#", 2) &&
+	    line_find(second, " [#"))
+		return WRAP_BLANK;
+	if (line_is(first, "RIP:") ||
+	    (has_prefix(first, "RIP: ") && first->len == 10 && first->s[first->len - 1] == ':'))
+		return parse_symbol(second, &(Symbol){}) ? WRAP_GLUE : WRAP_NONE;
+	return WRAP_NONE;
+}
+
+/*
+ * Joins the lines that a console, a mail client or a copy and paste wrapped, in a buffer of their
+ * own (*ret_buf, NULL when there are none) that the joined lines point into; a joined line leaves
+ * an empty one behind it.
+ */
+int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf)
+{
+	_cleanup_free_ Wrap *wraps = NULL;
 	size_t size = 0, o = 0;
 	char *buf;
 
 	*ret_buf = NULL;
-	for (size_t i = 0; i + 1 < n; i++)
-		if (is_wrapped_task_line(&lines[i], &lines[i + 1]))
-			size += lines[i].len + 1 + lines[i + 1].len;
+	for (size_t i = 0; i + 1 < n; i++) {
+		Wrap w = line_wrap(&lines[i], &lines[i + 1], qp);
+
+		if (w == WRAP_NONE)
+			continue;
+		if (!wraps) {
+			wraps = calloc(n, sizeof(Wrap));
+			if (!wraps)
+				return -ENOMEM;
+		}
+		wraps[i] = w;
+		size += lines[i].len + 1 + lines[i + 1].len;
+	}
 	if (size == 0)
 		return 0;
 	buf = malloc(size);
 	if (!buf)
 		return -ENOMEM;
 	for (size_t i = 0; i + 1 < n; i++) {
-		Line *first = &lines[i], *second = &lines[i + 1];
 		char *joined = buf + o;
+		size_t k = i;
 
-		if (!is_wrapped_task_line(first, second))
+		if (wraps[i] == WRAP_NONE)
 			continue;
-		memcpy(buf + o, first->s, first->len);
-		o += first->len;
-		if (!(first->len > 0 && is_digit(first->s[first->len - 1]) && second->len > 0 &&
-		      is_digit(second->s[0])))
-			buf[o++] = ' ';
-		memcpy(buf + o, second->s, second->len);
-		o += second->len;
-		*first = (Line){joined, (size_t)(buf + o - joined)};
-		second->len = 0;
-		i++;
+		/* a chain: each line that goes on in the next */
+		memcpy(buf + o, lines[i].s, lines[i].len);
+		o += lines[i].len;
+		for (; k + 1 < n && wraps[k] != WRAP_NONE; k++) {
+			if (wraps[k] == WRAP_SOFT)
+				o--;
+			else if (wraps[k] == WRAP_BLANK)
+				buf[o++] = ' ';
+			memcpy(buf + o, lines[k + 1].s, lines[k + 1].len);
+			o += lines[k + 1].len;
+			lines[k + 1].len = 0;
+		}
+		lines[i] = (Line){joined, (size_t)(buf + o - joined)};
+		i = k;
 	}
 	*ret_buf = buf;
 	return 0;

@@ -12,7 +12,10 @@
 
 /* What one report tells, first found wins. */
 typedef struct Report {
-	const Line *task_line; /* "CPU: 0 PID: 1 Comm: sh ..." */
+	const Line *task_line;	    /* "CPU: 0 PID: 1 Comm: sh ..." */
+	const Line *task_dump_line; /* sched_show_task()'s, in an RCU stall */
+	const Line *by_task_line;   /* KASAN's "Read of size 1 at addr ... by task modprobe/590" */
+	const Line *process_line;   /* "Process sh (pid: 512, stack limit = 0xc79b02e8)" */
 	const Line *taint_line;
 	const Line *hardware_line;
 	Symbol ip;
@@ -22,6 +25,8 @@ typedef struct Report {
 	size_t ip_index;
 	const Line *trace_start; /* "Call Trace:" */
 	size_t trace_index;
+	/* the "</IRQ>" or "<EOI>" after which a trace goes on in the interrupted context, 0 if none */
+	size_t after_irq_index;
 } Report;
 
 /*
@@ -39,27 +44,39 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 		if (trace_header_len(l) > 0) {
 			in_trace = true;
 			after_irq = false;
-		} else if (has_prefix(l, "---[ end "))
+		} else if (has_prefix(l, END_MARKER))
 			in_trace = false;
-		else if (line_is(l, "</IRQ>") || line_is(l, "<EOI>"))
+		else if (in_trace && !after_irq &&
+			 (has_prefix(l, "</IRQ>") || has_prefix(l, "<EOI>"))) {
 			after_irq = true;
+			/* "<EOI>  [<ffffffff810e4299>] ? note_page+0x249/0xe90" before 4.9 */
+			r->after_irq_index = i;
+		}
 
+		if (!r->task_dump_line &&
+		    ((i > start && has_prefix(&lines[i - 1], "Task dump for CPU ")) ||
+		     (has_prefix(l, "task:") && line_find(l, " pid:"))))
+			r->task_dump_line = l;
+		if (!r->by_task_line && line_find(l, " by task "))
+			r->by_task_line = l;
+		if (!r->process_line && has_prefix(l, "Process ") && line_find(l, " (pid: "))
+			r->process_line = l;
 		if (!r->task_line && is_task_line(l))
 			r->task_line = l;
 		else if (!r->taint_line && is_taint_line(l))
 			r->taint_line = l;
 		else if (!r->hardware_line && has_prefix(l, "Hardware name: "))
 			r->hardware_line = l;
-		/* inside a trace, an instruction pointer is that of an interrupted context */
-		else if (!r->have_ip && (!in_trace || (stalled && after_irq)) &&
-			 parse_ip_line(l, &r->ip)) {
+		/* inside a trace, an instruction pointer is that of an interrupted context: in an
+		 * RCU stall, the one the timer interrupt found the stalled CPU in */
+		else if (!r->have_ip && (!in_trace || stalled) && parse_ip_line(l, &r->ip)) {
 			r->have_ip = true;
 			r->ip_interrupted = in_trace;
 			r->ip_index = i;
 		}
 		/* arm's unwinder prints the frames right after the stack, without a header */
 		else if (!r->trace_start &&
-			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}))) {
+			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}, NULL))) {
 			r->trace_start = l;
 			r->trace_index = i;
 		}
@@ -75,7 +92,7 @@ static size_t report_end(const Line *lines, size_t n, size_t start)
 	for (size_t i = start + 1; i < max; i++) {
 		Event e;
 
-		if (has_prefix(&lines[i], "---[ end "))
+		if (has_prefix(&lines[i], END_MARKER))
 			return i;
 		e = classify(&lines[i]);
 		if (e == EVENT_NONE)
@@ -100,10 +117,16 @@ static size_t report_begin(const Line *lines, size_t end)
 	return min;
 }
 
+/* The PID that a report's first line names ("WARNING: CPU: 1 PID: 0 at ..."), -1 if none. */
+static int pid_named(const Line *first_line)
+{
+	return line_number_after(first_line, " PID: ");
+}
+
 /* The PID of the report at start: on its first line (a WARNING), else on its task line. */
 static int report_pid(const Line *lines, size_t n, size_t start)
 {
-	int pid = line_number_after(&lines[start], " PID: ");
+	int pid = pid_named(&lines[start]);
 	size_t end;
 
 	if (pid >= 0)
@@ -173,6 +196,8 @@ static void log_scan(LogScan *scan, const Line *lines, size_t n, const LogHas *h
 			scan->hardware_line = &lines[i];
 		if (!scan->version_line && has_prefix(&lines[i], "Linux version "))
 			scan->version_line = &lines[i];
+		if (!scan->taint_line && is_taint_line(&lines[i]))
+			scan->taint_line = &lines[i];
 	}
 }
 
@@ -192,9 +217,11 @@ static size_t choose_cause(const LogScan *scan, const Line *lines, size_t n, Eve
 		Event cause = panic_cause(&lines[start]);
 
 		/* "KASAN: panic_on_warn set ...": KASAN and UBSAN reports panic as a WARNING
-		 * does, and the first report is the cause. */
+		 * does, and the first report is the cause; so is an oops that killed the idle
+		 * task or init. */
 		if ((cause == EVENT_OOPS && oops != n) ||
-		    (cause == EVENT_WARNING && first[EVENT_WARNING] == n && oops < start)) {
+		    (cause == EVENT_WARNING && first[EVENT_WARNING] == n && oops < start) ||
+		    (panic_on_task_exit(&lines[start]) && oops < start)) {
 			*ret_kind = oops_kind;
 			start = oops;
 		} else if (cause != EVENT_PANIC) {
@@ -224,7 +251,7 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 	report_scan(report, lines, start, end, stalled);
 	/* A report cut short by the panic it caused ("panic_on_warn set ..."): the panic's own
 	 * dump shows the same task. */
-	if (end < n && classify(&lines[end]) == EVENT_PANIC)
+	if (end < n && classify(&lines[end]) == EVENT_PANIC && !has_prefix(&lines[end], END_MARKER))
 		report_scan(report, lines, end, report_end(lines, n, end), stalled);
 	/* A panic whose cause was cut off the start of the log ("Fatal exception"): what is left
 	 * of that report is before the panic line. */
@@ -235,14 +262,60 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 		report_scan(report, lines, report_begin(lines, start), start, stalled);
 
 	/* A stalled CPU's frames are those of the context it was stuck in, after the registers
-	 * there. */
-	if (report->ip_interrupted)
+	 * there, or without them (before 4.9) after the end of the interrupt. */
+	if (report->ip_interrupted) {
 		for (size_t i = report->ip_index + 1; i < end; i++)
 			if (parse_symbol(&lines[i], &(Symbol){})) {
 				report->trace_start = &lines[i];
 				report->trace_index = i;
 				break;
 			}
+	} else if (stalled && report->after_irq_index > 0) {
+		report->trace_start = &lines[report->after_irq_index];
+		report->trace_index = report->after_irq_index;
+	} else if (stalled && report->trace_start) {
+		/* without markers (arm64, arm, riscv): after the interrupt's entry frame */
+		for (size_t i = report->trace_index + 1; i < end; i++) {
+			Symbol sym;
+
+			if (parse_symbol(&lines[i], &sym) && is_irq_entry(&sym.name) &&
+			    i + 1 < end) {
+				report->trace_start = &lines[i + 1];
+				report->trace_index = i + 1;
+			}
+		}
+	}
+	/* KFENCE and others print their frames without a header, after the first line */
+	if (!report->trace_start)
+		for (size_t i = start + 1; i < end; i++)
+			if (parse_symbol(&lines[i], &(Symbol){})) {
+				report->trace_start = &lines[i];
+				report->trace_index = i;
+				break;
+			}
+}
+
+/*
+ * The function that called the frame named name, and its module: the victim of a
+ * stack-protector panic that names it by address (the caller of __stack_chk_fail()), the code
+ * that a sanitizer's check named in a report's first line was checking.
+ */
+static int analysis_read_caller_of(DmesgAnalysis *a, const Line *name)
+{
+	for (size_t i = 0; i + 1 < a->n_frames; i++) {
+		const DmesgFrame *caller = &a->frames[i + 1];
+		int r;
+
+		if (strlen(a->frames[i].function) != name->len ||
+		    memcmp(a->frames[i].function, name->s, name->len) != 0)
+			continue;
+		r = set_text(&a->function, caller->function, strlen(caller->function),
+			     NAME_MAX_LEN);
+		if (r < 0 || !caller->module)
+			return r;
+		return set_text(&a->module, caller->module, strlen(caller->module), NAME_MAX_LEN);
+	}
+	return 0;
 }
 
 /*
@@ -256,8 +329,16 @@ static int analysis_read_function(DmesgAnalysis *a, const Line *first_line, cons
 	Symbol sym = {};
 	int r;
 
-	if (!parse_message_symbol(first_line, &sym)) {
-		if (report->have_ip)
+	if (parse_message_symbol(first_line, &sym) && is_sanitizer_helper(&sym.name)) {
+		r = analysis_read_caller_of(a, &sym.name);
+		if (r < 0 || a->function)
+			return r;
+	} else if (sym.name.len == 0) {
+		if (line_find(first_line, "stack is corrupted in: "))
+			return analysis_read_caller_of(
+				a, &(Line){"__stack_chk_fail", strlen("__stack_chk_fail")});
+		/* a sanitizer's check the CPU was in is not where the bug is */
+		if (report->have_ip && !(frame && is_sanitizer_helper(&report->ip.name)))
 			sym = report->ip;
 		else if (!(classify(first_line) == EVENT_WARNING &&
 			   parse_warning_symbol(first_line, &sym)) &&
@@ -289,14 +370,16 @@ static bool is_lockup_of_other_cpu(const Line *first_line, const Line *task_line
 
 /* What the report at start says: its message, task, trace, function, taint and hardware. */
 static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, size_t start,
-				Event kind, const Line **ret_hardware_line)
+				Event kind, const LogHas *has, const Line **ret_hardware_line)
 {
 	Report report = {};
 	Symbol frame = {};
+	Line headline;
 	bool have_frame = false;
 	int r;
 
-	r = set_text(&a->message, lines[start].s, lines[start].len, TEXT_MAX_LEN);
+	headline = event_headline(&lines[start]);
+	r = set_text(&a->message, headline.s, headline.len, TEXT_MAX_LEN);
 	if (r < 0)
 		return r;
 	r = analysis_read_event_task(a, classify(&lines[start]), &lines[start]);
@@ -304,7 +387,8 @@ static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, s
 		return r;
 	report_read(&report, lines, n, start, kind);
 	if (report.trace_start) {
-		r = analysis_read_trace(a, lines, report.trace_index, n, &frame, &have_frame);
+		r = analysis_read_trace(a, lines, report.trace_index, n, has->prefixed, &frame,
+					&have_frame);
 		if (r < 0)
 			return r;
 	}
@@ -313,13 +397,29 @@ static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, s
 		if (r < 0)
 			return r;
 	}
+	/* a task line of another PID than the report's first line names is another report's */
+	if (report.task_line && pid_named(&lines[start]) >= 0 &&
+	    line_number_after(report.task_line, " PID: ") != pid_named(&lines[start]))
+		report.task_line = NULL;
 	if (report.task_line) {
-		r = analysis_read_task_line(a, report.task_line, true);
+		r = analysis_read_task_line(a, report.task_line, true, true);
+		if (r < 0)
+			return r;
+	} else if (report.task_dump_line) {
+		r = analysis_read_task_dump(a, report.task_dump_line);
+		if (r < 0)
+			return r;
+	} else if (report.by_task_line) {
+		r = analysis_read_by_task(a, report.by_task_line);
+		if (r < 0)
+			return r;
+	} else if (report.process_line) {
+		r = analysis_read_process_line(a, report.process_line);
 		if (r < 0)
 			return r;
 	}
 	if (report.taint_line) {
-		r = analysis_read_taint(a, report.taint_line);
+		r = analysis_read_taint(a, report.taint_line, true);
 		if (r < 0)
 			return r;
 	}
@@ -343,11 +443,11 @@ int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const LogHas *h
 	if (!a->reason)
 		return -ENOMEM;
 	if (start < n) {
-		r = analysis_read_report(a, lines, n, start, kind, &hardware_line);
+		r = analysis_read_report(a, lines, n, start, kind, has, &hardware_line);
 		if (r < 0)
 			return r;
 	}
-	r = analysis_read_elsewhere(a, &scan, hardware_line);
+	r = analysis_read_elsewhere(a, &scan, start < n ? &lines[start] : NULL, hardware_line);
 	if (r < 0)
 		return r;
 	return dmesg_analysis_sign(a);

@@ -19,11 +19,12 @@ bool is_task_line(const Line *l)
 	       (has_prefix(l, "TASK = ") && line_find(l, "] '"));
 }
 
-/* powerpc's "REGS: cf9cfe40 TRAP: 0300 Not tainted (2.6.25-rc2)" */
+/* powerpc's "REGS: cf9cfe40 TRAP: 0300 Not tainted (2.6.25-rc2)", arm's and others' "CPU: 0
+ * Not tainted  (3.8.0-dirty #26)" before 3.x */
 bool is_taint_line(const Line *l)
 {
 	return has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ") ||
-	       (has_prefix(l, "REGS: ") &&
+	       ((has_prefix(l, "REGS: ") || (has_prefix(l, "CPU: ") && !line_find(l, " PID: "))) &&
 		(line_find(l, " Not tainted") || line_find(l, " Tainted:")));
 }
 
@@ -31,7 +32,7 @@ bool is_taint_line(const Line *l)
  * Reads "Not tainted 6.1.0-18-amd64 #1 ...", "Tainted: G      D W  O      6.1.0 #1 ..." or, after
  * powerpc's "REGS: ... TRAP: 0300 ", "Not tainted (2.6.25-rc2)".
  */
-int analysis_read_taint(DmesgAnalysis *a, const Line *line)
+int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint)
 {
 	const char *t = NULL;
 	Line rest = *line;
@@ -40,7 +41,7 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line)
 	size_t n = 0, i;
 	bool tainted;
 
-	if (has_prefix(line, "REGS: ") &&
+	if ((has_prefix(line, "REGS: ") || has_prefix(line, "CPU: ")) &&
 	    ((t = line_find(line, " Not tainted")) || (t = line_find(line, " Tainted:"))))
 		rest = (Line){t + 1, (size_t)(line->s + line->len - t - 1)};
 	if (has_prefix(l, "Not tainted"))
@@ -50,10 +51,11 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line)
 	else
 		return 0;
 
-	/* Taint columns are upper-case letters or blanks; the version starts with a digit, in
-	 * parentheses on powerpc. */
+	/* Taint columns are upper-case letters or blanks; the version starts with a digit (in
+	 * parentheses on powerpc and before 3.x) or, when it is not a number ("syzkaller"), with a
+	 * lower-case letter. */
 	for (; i < l->len && !is_digit(l->s[i]) && l->s[i] != '('; i++) {
-		if (!tainted)
+		if (!tainted || (l->s[i] >= 'a' && l->s[i] <= 'z'))
 			break;
 		if (l->s[i] >= 'A' && l->s[i] <= 'Z') {
 			if (n < sizeof(letters) - 1)
@@ -65,16 +67,20 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line)
 	if (i < l->len && l->s[i] == '(')
 		i++;
 	letters[n] = '\0';
-	if (!a->taint) {
+	if (take_taint && !a->taint) {
 		a->taint = strdup(letters);
 		if (!a->taint)
 			return -ENOMEM;
 	}
-	if (i < l->len && is_digit(l->s[i])) {
+	if (i < l->len && !is_blank(l->s[i])) {
 		size_t start = i;
 
 		while (i < l->len && !is_blank(l->s[i]) && l->s[i] != ')')
 			i++;
+		/* a release that is not a number is one when the build number follows: " #0" */
+		if (!is_digit(l->s[start]) && !(i + 2 < l->len && l->s[i] == ' ' &&
+						l->s[i + 1] == '#' && is_digit(l->s[i + 2])))
+			return 0;
 		return set_text(&a->kernel_version, l->s + start, i - start, NAME_MAX_LEN);
 	}
 	return 0;
@@ -112,7 +118,7 @@ static int analysis_read_ppc_task(DmesgAnalysis *a, const Line *l)
 }
 
 /* "CPU: 0 PID: 1 Comm: sh Not tainted 6.1.0 #1 ..." or "Pid: 1, comm: sh Tainted: ...". */
-int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_task)
+int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_task, bool take_taint)
 {
 	const char *pid_at, *comm_at, *end = l->s + l->len, *t;
 	size_t pid_len = 0;
@@ -149,23 +155,21 @@ int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_task)
 		a->pid = parse_pid(pid_at, pid_len);
 	}
 	rest = (Line){t + 1, (size_t)(end - t - 1)};
-	return analysis_read_taint(a, &rest);
+	return analysis_read_taint(a, &rest, take_taint);
 }
 
-/* "INFO: task kworker/0:1:15 blocked ..." and "... stuck for 22s! [kworker/0:1:15]" */
-static int analysis_read_comm_pid(DmesgAnalysis *a, const char *s, size_t len)
+/* "INFO: task kworker/0:1:15 blocked ...", "... stuck for 22s! [kworker/0:1:15]", and with sep
+ * '/' "CPU#0: kworker/8:3/858": the comm, then sep and the PID. */
+static int analysis_read_comm_pid(DmesgAnalysis *a, const char *s, size_t len, char sep)
 {
-	const char *colon = NULL;
+	const char *at = memrchr(s, sep, len);
 
-	for (size_t i = 0; i < len; i++)
-		if (s[i] == ':')
-			colon = s + i;
-	if (!colon || colon == s)
+	if (!at || at == s)
 		return 0;
-	a->pid = parse_pid(colon + 1, (size_t)(s + len - colon - 1));
+	a->pid = parse_pid(at + 1, (size_t)(s + len - at - 1));
 	if (a->pid < 0)
 		return 0;
-	a->comm = text_dup(s, (size_t)(colon - s), NAME_MAX_LEN);
+	a->comm = text_dup(s, (size_t)(at - s), NAME_MAX_LEN);
 	return a->comm ? 0 : -ENOMEM;
 }
 
@@ -176,14 +180,25 @@ int analysis_read_event_task(DmesgAnalysis *a, Event kind, const Line *l)
 		const Line rest = line_after(l, strlen("INFO: task "));
 		const char *e = line_find(&rest, " blocked for more than ");
 
-		return e ? analysis_read_comm_pid(a, rest.s, (size_t)(e - rest.s)) : 0;
+		return e ? analysis_read_comm_pid(a, rest.s, (size_t)(e - rest.s), ':') : 0;
 	}
 	if (kind == EVENT_SOFT_LOCKUP && l->len > 2 && l->s[l->len - 1] == ']') {
 		const char *open = memrchr(l->s, '[', l->len);
 
 		if (open)
 			return analysis_read_comm_pid(a, open + 1,
-						      (size_t)(l->s + l->len - open - 2));
+						      (size_t)(l->s + l->len - open - 2), ':');
+	}
+	if (kind == EVENT_WARNING) {
+		/* 6.16 and later: "WARNING: ... at func+0x44c/0xbc0, CPU#0: comm/pid" */
+		const char *cpu = line_find(l, ", CPU#"), *colon;
+
+		if (cpu && (colon = memchr(cpu, ':', (size_t)(l->s + l->len - cpu))) &&
+		    colon + 2 < l->s + l->len)
+			return analysis_read_comm_pid(a, colon + 2,
+						      (size_t)(l->s + l->len - colon - 2), '/');
+		/* "WARNING: CPU: 0 PID: 1184 at ...": the PID, for when the task line is not there */
+		a->pid = line_number_after(l, " PID: ");
 	}
 	return 0;
 }
@@ -202,13 +217,31 @@ int line_number_after(const Line *l, const char *prefix)
 	return parse_pid(p, n);
 }
 
-/* From elsewhere in the log, what the report did not say: task, kernel version, hardware. */
-int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *hardware_line)
+/*
+ * From elsewhere in the log, what the report at report_line did not say: task, kernel version,
+ * hardware. The kernel version is that of every report; the taint only when a later report was
+ * not tainted, since taint flags are only ever added.
+ */
+static bool later_not_tainted(const Line *l, const Line *report_line)
+{
+	return (!report_line || l > report_line) && line_find(l, "Not tainted");
+}
+
+int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *report_line,
+			    const Line *hardware_line)
 {
 	int r;
 
 	if (scan->task_line) {
-		r = analysis_read_task_line(a, scan->task_line, false);
+		r = analysis_read_task_line(a, scan->task_line, false,
+					    later_not_tainted(scan->task_line, report_line));
+		if (r < 0)
+			return r;
+	}
+	/* "      Not tainted 4.8.0-rc1 #1" of another report */
+	if ((!a->kernel_version || !a->taint) && scan->taint_line) {
+		r = analysis_read_taint(a, scan->taint_line,
+					later_not_tainted(scan->taint_line, report_line));
 		if (r < 0)
 			return r;
 	}
@@ -228,4 +261,84 @@ int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *h
 		return set_text(&a->hardware, rest.s, rest.len, TEXT_MAX_LEN);
 	}
 	return 0;
+}
+
+/* Where the word after the next words words of l from i starts. */
+static size_t skip_words(const Line *l, size_t i, size_t words)
+{
+	for (size_t k = 0; k < words; k++) {
+		i = skip_blanks(l, i);
+		while (i < l->len && !is_blank(l->s[i]))
+			i++;
+	}
+	return skip_blanks(l, i);
+}
+
+/*
+ * The task that sched_show_task() shows after "Task dump for CPU 0:" in an RCU stall: since 5.x
+ * "task:swapper/0 state:R  running task stack:0 pid:1 ...", before it "swapper/0 R  running
+ * task    25256     1      0 0x00000008" (comm, state, free stack, pid, parent).
+ */
+int analysis_read_task_dump(DmesgAnalysis *a, const Line *l)
+{
+	size_t comm_end = 0, i, end;
+
+	if (a->comm)
+		return 0;
+	if (has_prefix(l, "task:")) {
+		const char *state = line_find(l, " state:");
+
+		if (!state)
+			return 0;
+		a->pid = line_number_after(l, " pid:");
+		Line comm = {l->s + strlen("task:"), (size_t)(state - l->s) - strlen("task:")};
+
+		line_trim(&comm); /* "task:kworker/2:1     state:R" */
+		a->comm = text_dup(comm.s, comm.len, NAME_MAX_LEN);
+		return a->comm ? 0 : -ENOMEM;
+	}
+	while (comm_end < l->len && !is_blank(l->s[comm_end]))
+		comm_end++;
+	/* the state letter, then "running task" or the saved instruction pointer */
+	i = skip_words(l, comm_end, 1);
+	i = line_find(l, " running task ") ? skip_words(l, i, 2) : skip_words(l, i, 1);
+	i = skip_words(l, i, 1); /* free stack */
+	if (comm_end == 0 || i >= l->len || !is_digit(l->s[i]))
+		return 0;
+	for (end = i; end < l->len && is_digit(l->s[end]);)
+		end++;
+	a->pid = parse_pid(l->s + i, end - i);
+	a->comm = text_dup(l->s, comm_end, NAME_MAX_LEN);
+	return a->comm ? 0 : -ENOMEM;
+}
+
+/* "Read of size 1 at addr 13ffffc153494b00 by task modprobe/590" (KASAN, KCSAN, ...) */
+int analysis_read_by_task(DmesgAnalysis *a, const Line *l)
+{
+	const char *at = line_find(l, " by task ");
+	size_t start, end;
+
+	if (a->comm || !at)
+		return 0;
+	start = (size_t)(at - l->s) + strlen(" by task ");
+	for (end = start; end < l->len && !is_blank(l->s[end]);)
+		end++;
+	return analysis_read_comm_pid(a, l->s + start, end - start, '/');
+}
+
+/* "Process sh (pid: 512, stack limit = 0xc79b02e8)": the task that die() killed, arm and i386 */
+int analysis_read_process_line(DmesgAnalysis *a, const Line *l)
+{
+	const char *open = line_find(l, " (pid: ");
+	size_t start, end;
+
+	if (a->comm || !open || !has_prefix(l, "Process "))
+		return 0;
+	start = (size_t)(open - l->s) + strlen(" (pid: ");
+	for (end = start; end < l->len && is_digit(l->s[end]);)
+		end++;
+	a->pid = parse_pid(l->s + start, end - start);
+	a->comm = text_dup(l->s + strlen("Process "), (size_t)(open - l->s) - strlen("Process "),
+			   NAME_MAX_LEN);
+	return a->comm ? 0 : -ENOMEM;
 }

@@ -51,6 +51,13 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+#define SWAP_TWO(x, y)                                                                             \
+	do {                                                                                       \
+		__typeof__(x) _swap_ = (x);                                                        \
+		(x) = (y);                                                                         \
+		(y) = _swap_;                                                                      \
+	} while (0)
+
 #define streq(a, b) (strcmp((a), (b)) == 0)
 #define strneq(a, b, n) (strncmp((a), (b), (n)) == 0)
 

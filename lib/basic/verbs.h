@@ -15,6 +15,21 @@
 #define VERB_ANY (-1)
 
 /*
+ * An option, for getopt_long() and for --help at once, so that the two
+ * cannot drift apart: a val below 0x100 is also the short option -val, and
+ * name NULL makes it a short option only. arg names the value in --help
+ * ("DIR"), NULL for none; help is its text, where a '\n' starts an indented
+ * continuation line. A table ends with an all-zero entry.
+ */
+typedef struct OptionSpec {
+	const char *name;
+	int has_arg; /* no_argument, required_argument or optional_argument */
+	int val;
+	const char *arg;
+	const char *help;
+} OptionSpec;
+
+/*
  * The options that each program takes, before its verb and after it: -h,
  * --help (the program's own text), --version and --log-level=. A program's
  * own option ids start at _ARG_COMMON_MAX.
@@ -26,11 +41,31 @@ enum {
 };
 
 /* clang-format off */
-#define COMMON_OPTIONS                                                  \
-	{"help", no_argument, NULL, 'h'},                               \
-	{"version", no_argument, NULL, ARG_COMMON_VERSION},             \
-	{"log-level", required_argument, NULL, ARG_COMMON_LOG_LEVEL}
+#define COMMON_OPTIONS                                                                             \
+	{"help", no_argument, 'h', NULL, "Show this help"},                                        \
+	{"version", no_argument, ARG_COMMON_VERSION, NULL, "Show package version"},                \
+	{"log-level", required_argument, ARG_COMMON_LOG_LEVEL, "LEVEL",                            \
+	 "Log up to LEVEL: emerg..debug or 0..7 (default: info)"}
 /* clang-format on */
+
+/*
+ * getopt_long()'s tables for the options of tables[] (each ending with an
+ * all-zero entry, the list with NULL): *ret_longopts ends with an all-zero
+ * entry, *ret_shortopts starts with prefix ("+" to stop at the first
+ * argument that is not an option). Returns 0 or -ENOMEM.
+ */
+int options_to_getopt(const OptionSpec *const tables[], const char *prefix,
+		      struct option **ret_longopts, char **ret_shortopts);
+
+/* The --help lines of table: "  -S --since=TIME        Only crashes...". */
+void options_print_help(const OptionSpec *table, FILE *f);
+
+/*
+ * Logs why getopt_long() returned '?' (with opterr = 0) for the options of
+ * tables[]: the unknown option or the missing or extra value, and that
+ * "PROGRAM [VERB] --help" lists them (verb may be NULL). Returns -EINVAL.
+ */
+int log_option_error(const OptionSpec *const tables[], char *argv[], const char *verb);
 
 /*
  * Takes --version (prints it) or --log-level= (sets it, or logs why not).
@@ -48,8 +83,9 @@ typedef enum VerbFlags {
  * global ones; handle() returns <0 on a bad value, after logging.
  */
 typedef struct VerbOptions {
-	const struct option *options; /* terminated by an all-zero entry */
-	const char *shortopts;
+	const OptionSpec *options; /* the verb's own, terminated by an all-zero entry */
+	/* Options that several verbs take, which --help shows once; NULL for none. */
+	const OptionSpec *shared;
 	int (*handle)(int c, const char *arg);
 } VerbOptions;
 
@@ -61,6 +97,7 @@ typedef struct Verb {
 	const char *help; /* its line in --help */
 	/* NULL: the verb gets its arguments as they are and parses them itself. */
 	const VerbOptions *options;
+	const char *args; /* its arguments in --help ("ID", "[FILE...]"), NULL for none */
 } Verb;
 
 /* The verb called name, or with name NULL the default verb; NULL if there is none. */
@@ -79,5 +116,5 @@ int verb_check_args(const Verb *v, int argc);
  */
 int dispatch_verb(const Verb *v, int argc, char *argv[]);
 
-/* The "Commands:" lines of --help: each verb's name and help. */
+/* The "Commands:" lines of --help: each verb's name, arguments and help. */
 void verbs_print_help(const Verb verbs[], size_t n_verbs, FILE *f);

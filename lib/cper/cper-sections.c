@@ -626,11 +626,16 @@ static void decode_cxl_event(const CperBuf *b, bool media)
 {
 	CperCtx *c = b->ctx;
 
+	/* libcper's generated records hold a few bytes of event log, less than its header: shown
+	 * raw, as libcper does; the section itself was read. */
 	if (!cper_buf_has(b, 32, 48)) {
-		cper_error(c, b->base + 32,
-			   "component event log: the 48-byte event record header lies past the "
-			   "end of the %zu-byte section",
-			   b->len);
+		size_t n = b->len > 32 ? b->len - 32 : 0;
+
+		cper_note(c, b->base + 32,
+			  "component event log: %zu bytes, shorter than the 48-byte event record "
+			  "header; shown raw",
+			  n);
+		cper_put_dump(b, "event_log_dump", 32, n);
 		return;
 	}
 	CperBuf eb = cper_buf_sub(b, 32, b->len - 32);

@@ -186,6 +186,7 @@ int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 	field_add(&f, "PSTORE_TRUNCATED", truncated);
 	field_add(&f, "PSTORE_SEVERITY", json_str(crash, "severity"));
 	field_add(&f, "PSTORE_CRASH_TIMESTAMP", time);
+	field_add(&f, "PSTORE_CRASHED_BOOT_ID", json_str(crash, "crashed_boot_id"));
 	field_add(&f, "KERNEL_VERSION", json_str(analysis, "kernel_version"));
 	field_add(&f, "CRASH_SIGNATURE", json_str(analysis, "signature"));
 	field_add(&f, "CRASH_FUNCTION", json_str(analysis, "function"));

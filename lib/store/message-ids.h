@@ -14,6 +14,7 @@
  *	PSTORE_RECORDS    space-separated pstore file names
  *	PSTORE_PARTS_MISSING  part numbers absent from pstore, if any
  *	PSTORE_SEVERITY   fatal | recoverable | corrected | informational (hardware errors)
+ *	PSTORE_CRASHED_BOOT_ID  the boot that crashed, where the journal knows it
  *	KERNEL_VERSION, CRASH_SIGNATURE, CRASH_FUNCTION, CRASH_MODULE
  *	CRASH_MESSAGE     the analysed message ("Kernel panic - not syncing: ...")
  *	PSTORE_DMESG      the whole reassembled log (or decoded record)

@@ -16,7 +16,7 @@ static const char *const summary_keys[] = {
 };
 /* Keys of crash.json's "analysis" object copied into a summary. */
 static const char *const summary_analysis_keys[] = {
-	"signature", "function", "module", "kernel_version", "message",
+	"signature", "function", "module", "kernel_version", "message", "comm",
 };
 
 static bool upload_state_is_unsent(const char *state)

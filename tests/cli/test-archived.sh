@@ -87,8 +87,12 @@ for id in "${ids[@]}"; do
 	fn=$(jq -r '.analysis.function // empty' "$crash")
 	if [ -n "$fn" ]; then
 		check "show $short: the archiver's analysis (function)" grep -q "Function: $fn$" "$tmp/show"
-		check "show $short: the call trace" \
-			grep -q "Call trace: $(jq -r '.analysis.call_trace[0]' "$crash")$" "$tmp/show"
+		IFS='|' read -r frame offset size module < <(jq -r '.analysis.frames[0] |
+			[.function, (.offset // ""), (.size // ""), (.module // "")] | join("|")' "$crash")
+		[ -z "$offset" ] || frame+=$(printf '+0x%x/0x%x' "$offset" "$size")
+		[ -z "$module" ] || frame+=" [$module]"
+		check "show $short: the call trace, whole frames" \
+			grep -qxF "   Call trace: $frame" "$tmp/show"
 		check "list: $short with the analysed message" \
 			grep -q "^.*$short .*$(jq -r '.analysis.message' "$crash" | cut -c1-30)" "$tmp/list"
 	fi

@@ -18,7 +18,7 @@ cat >"$tmp/pstorectl" <<'EOS'
 #!/bin/sh
 case " $* " in
 *" --store-dir=/elsewhere "*) echo '[{"id":"99999999-0000-5000-8000-000000000000"}]' ;;
-*" -D /collector "*) echo '[{"hostname":"alpha","id":"77777777-0000-5000-8000-000000000000","machine_id":"f1ee7000000000000000000000000001"},{"hostname":"bravo","id":"78888888-0000-5000-8000-000000000000","machine_id":"f1ee7000000000000000000000000002"}]' ;;
+*" -D /collector "*) echo '[{"comm":"kworker/0:1","hostname":"alpha","id":"77777777-0000-5000-8000-000000000000","kernel_version":"6.1.0-27-amd64","machine_id":"f1ee7000000000000000000000000001"},{"comm":"bash","hostname":"bravo","id":"78888888-0000-5000-8000-000000000000","kernel_version":"6.12.0-1-amd64","machine_id":"f1ee7000000000000000000000000002"}]' ;;
 *" list "*) echo '[{"id":"3f2a0000-1111-5222-8333-444455556666","time":1},{"id":"3f2b0000-1111-5222-8333-444455556666","time":2}]' ;;
 esac
 EOS
@@ -52,8 +52,15 @@ complete_line 'pstorectl list --gr' '--group '
 complete_line 'pstorectl list --si' '--signature= --since= '
 complete_line 'pstorectl list --sin' '--since= '
 complete_line 'pstorectl status --p' '--pstore-dir= '
-complete_line 'pstorectl show --sin' ''
-complete_line 'pstorectl dmesg --r' '--raw '
+complete_line 'pstorectl show --sin' '--since= '
+complete_line 'pstorectl show --m' '--machine= --module= '
+complete_line 'pstorectl list --rev' '--reverse '
+complete_line 'pstorectl --lin' '--lines= '
+complete_line 'pstorectl -n 2 list --gr' '--group '
+complete_line 'pstorectl status --m' ''
+complete_line 'pstorectl -D /collector list --comm=' 'bash kworker/0:1 '
+complete_line 'pstorectl -D /collector dmesg --kernel=6.12' '6.12.0-1-amd64 '
+complete_line 'pstorectl dmesg --r' '--raw --reason= '
 complete_line 'pstorectl --json=s' 'short '
 complete_line 'pstorectl list --reason=p' 'panic '
 complete_line 'pstorectl list --kind=h' 'hardware-error '

@@ -89,7 +89,7 @@ ctl --documents="$T/docs" --json=short list 2>"$T/warnings" | jq -r '.[].id' >"$
 unnamed=0 not_left_out=""
 # show's labels of the string keys.
 declare -A labels=([kind]=Kind [reason]=Reason [backend]=Backend [pstore_reason]="Pstore reason"
-	[severity]=Severity [hostname]=Host [machine_id]="Machine ID" [boot_id]="Boot ID"
+	[severity]=Severity [hostname]=Host [machine_id]="Machine ID" [crashed_boot_id]="Crashed boot"
 	[analysis.message]=Message [analysis.function]=Function [analysis.signature]=Signature
 	[analysis.kernel_version]=Kernel [analysis.module]=Module)
 while read -r file key value id; do
@@ -216,16 +216,19 @@ check "systemd-journal-remote took every entry" \
 : >"$T/broken"
 listing_holds -D "$T/journal"
 ctl -D "$T/journal" --json=short list 2>"$T/warnings" | jq -r '.[].id' >"$T/listed"
+unshown=""
 while read -r id field value; do
 	[ "$id" = - ] && continue
 	check "$field $value: listed" grep -qxF "$id" "$T/listed"
-	every_verb_holds "$field $value" "$id" --file="$T/journal/$field.journal"
+	every_verb_holds "$field $value" "$id" --file="$T/journal/$field.journal" ||
+		unshown="$unshown $field:$value"
 done <"$T/entries"
 check "every verb exits 0 or 1, its output escaped" eval '! grep . "$T/broken" >&2'
+check "each crash listed is shown" eq "$unshown" ""
 check "no more listed: not an id with a NUL, nor one of two" eq "$(sort "$T/listed")" \
 	"$( (cat "$T/good"; grep -v '^- ' "$T/entries" | cut -d' ' -f1) | sort)"
-check "each entry without one crash id named" \
-	eq "$(grep -c "The journal entry of pstored from zulu at .* has no crash id" "$T/warnings")" \
+check "each entry without one crash id named" eq "$(grep -c "A malformed journal entry with a \
+MESSAGE_ID of pstored, from zulu at .*: no crash id in PSTORE_CRASH_ID" "$T/warnings")" \
 	"$(grep -c '^- ' "$T/entries")"
 # time_of VALUE: the time show --json gives the entry whose timestamp is the value VALUE.
 time_of() {
@@ -233,6 +236,35 @@ time_of() {
 		"$(grep -m1 "PSTORE_CRASH_TIMESTAMP $1\$" "$T/entries" | cut -d' ' -f1)" | jq .time
 }
 check "a time past int64: unknown, not negative" eq "$(time_of u64max):$(time_of i64over)" 0:0
+
+case="forged entries of a crash"
+# show, dmesg and export read the entries list reads: a crash's id and machine in an entry
+# without pstored's MESSAGE_ID, or beside a second id, are not that crash.
+id=$(sed -n 2p "$T/good")
+mkdir -p "$T/forged"
+cp "$T/journal/good.journal" "$T/forged/"
+verbs=("show" "--json=short show" "dmesg" "export")
+for i in "${!verbs[@]}"; do
+	# shellcheck disable=SC2086
+	ctl -D "$T/forged" ${verbs[i]} "$id" >"$T/want.$i" 2>"$T/want-err.$i"
+done
+"$MAKE_HOSTILE" forged "$id" "$GOOD_MACHINE" |
+	"$JOURNAL_REMOTE" --output="$T/forged/forged.journal" - >"$T/journal-remote.log" 2>&1
+check "systemd-journal-remote took the forged entries" \
+	grep -q "^Finishing after writing 2 entries" "$T/journal-remote.log"
+: >"$T/broken"
+for i in "${!verbs[@]}"; do
+	# shellcheck disable=SC2086
+	verb_holds "$case" -D "$T/forged" ${verbs[i]} "$id"
+	check "${verbs[i]}: the crash as without the forged entries" diff -u "$T/want.$i" "$T/out"
+	check "${verbs[i]}: the same messages but for the malformed entry" diff -u \
+		"$T/want-err.$i" <(grep -v "A malformed journal entry" "$T/err")
+done
+verb_holds "$case" -D "$T/forged" show "$id"
+check "the entry of two ids: named as malformed, once" eq "$(grep -c "A malformed journal entry \
+with a MESSAGE_ID of pstored, from zulu at .*: no crash id in PSTORE_CRASH_ID, or more than \
+one; skipped.$" "$T/err")" 1
+check "no verb crashed" eval '! grep . "$T/broken" >&2'
 
 case="the same id from two machines"
 id=$(head -n1 "$T/good")

@@ -78,18 +78,23 @@ static void add_crash(Store *s, int i)
 
 	cr_assert_eq(store_txn_begin(s, ids[i], &t), 0);
 	cr_assert_eq(store_txn_write_file(t, "records/dmesg-erst-x", rec, strlen(rec)), 0);
+	/* Odd crashes are in module ext4; crash 5 killed bash; from crash 10 on, kernel 6.12. */
 	crash = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:b, s:[{s:s, s:s, s:I, s:s, s:I}],"
-			  " s:{s:s, s:s, s:s, s:s, s:[s, s]}, s:{s:{s:s, s:i, s:s}}}",
+			  " s:{s:s, s:s, s:s, s:s, s:[s, s], s:s*, s:s}, s:{s:{s:s, s:i, s:s}}}",
 			  "schema_version", 1, "kind", i == 7 ? "hardware-error" : "kernel-crash",
 			  "reason", reason_of(i), "backend", "erst", "time", T0 + i * HOUR,
 			  "archived_at", T0 + i * HOUR + 1000000, "complete", true, "records",
 			  "name", "dmesg-erst-x", "record_id", "1000", "size",
 			  (json_int_t)strlen(rec), "sha256", hex, "time", T0 + i * HOUR, "analysis",
-			  "message", msg, "function", "func", "kernel_version", "6.1.0-test",
-			  "signature", sig, "call_trace", "func", "do_syscall_64", "upload",
-			  "collector", "state", i % 5 == 0 ? "pending" : "sent", "attempts", 1,
-			  "last_error", "none");
+			  "message", msg, "function", "func", "kernel_version",
+			  i < 10 ? "6.1.0-test" : "6.12.0-test", "signature", sig, "call_trace",
+			  "func", "do_syscall_64", "module", i % 2 ? "ext4" : NULL, "comm",
+			  i == 5 ? "bash" : "kworker/0:1", "upload", "collector", "state",
+			  i % 5 == 0 ? "pending" : "sent", "attempts", 1, "last_error", "none");
 	cr_assert_not_null(crash);
+	/* crash 7, the hardware error, was corrected. */
+	if (i == 7)
+		cr_assert_eq(json_object_set_new(crash, "severity", json_string("corrected")), 0);
 	/* crash 3's log is not valid UTF-8. */
 	if (i == 3)
 		cr_assert_eq(store_txn_write_file(t, "dmesg.txt", "bad \xff byte\n", 11), 0);
@@ -225,6 +230,19 @@ static json_t *run_json(const char *const *args)
 }
 
 #define RUN_JSON(...) run_json((const char *const[]){__VA_ARGS__, NULL})
+
+/* What matches no crash: as coredumpctl, exit status 1 and a notice; with --json, "[]". */
+static json_t *run_json_none(const char *const *args)
+{
+	Run r = run_as(0, args);
+
+	cr_assert_eq(r.status, 1, "exit %d: %s", r.status, r.out);
+	cr_assert_str_eq(r.out, "[]\n");
+	cr_assert_str_eq(r.err, "pstorectl: No crashes found.\n");
+	return json_array();
+}
+
+#define RUN_JSON_NONE(...) run_json_none((const char *const[]){__VA_ARGS__, NULL})
 
 static size_t count_lines(const char *s)
 {
@@ -433,7 +451,7 @@ Test(pstorectl, list_filters)
 	json_auto_t *until = RUN_JSON("--json", "list", "-U", "2026-12-01 01:00:00 UTC");
 	json_auto_t *both = RUN_JSON("--json", "list", "-S", "@1796090400",
 				     "--until=2026-12-01 03:00", "--reason=PANIC");
-	json_auto_t *none = RUN_JSON("--json", "list", "--reason=hung-task");
+	json_auto_t *none = RUN_JSON_NONE("--json", "list", "--reason=hung-task");
 	json_t *c;
 	size_t i;
 
@@ -459,9 +477,12 @@ Test(pstorectl, list_filters)
 Test(pstorectl, list_relative_times)
 {
 	/* Relative times count from the real clock: nothing lies an hour ahead of it. */
-	json_auto_t *future = RUN_JSON("--json", "list", "--since=+1h");
-	json_auto_t *past = RUN_JSON("--json", "list", "--until=2000-01-01");
-	json_auto_t *all = RUN_JSON("--json", "list", "--since=2026-11-30", "--until=tomorrow");
+	json_auto_t *future = RUN_JSON_NONE("--json", "list", "--since=+1h");
+	json_auto_t *past = RUN_JSON_NONE("--json", "list", "--until=2000-01-01");
+	json_auto_t *all =
+		now_usec() > (usec_t)T0
+			? RUN_JSON("--json", "list", "--since=2026-11-30", "--until=tomorrow")
+			: RUN_JSON_NONE("--json", "list", "--since=2026-11-30", "--until=tomorrow");
 
 	cr_assert_eq(json_array_size(future), 0);
 	cr_assert_eq(json_array_size(past), 0);
@@ -497,6 +518,121 @@ Test(pstorectl, list_group)
 	cr_assert_not_null(strstr(r.out, "kernel-func3"));
 }
 
+/* The ids of a JSON listing, in its order, as "i j k" of the crash numbers. */
+static char *listed(json_t *list)
+{
+	char *s = NULL;
+	size_t size = 0, i;
+	FILE *f = open_memstream(&s, &size);
+	json_t *c;
+
+	cr_assert_not_null(f);
+	json_array_foreach(list, i, c)
+		for (int k = 0; k < CRASHES; k++)
+			if (streq(json_string_value(json_object_get(c, "id")), ids[k]))
+				fprintf(f, "%s%d", i > 0 ? " " : "", k);
+	cr_assert_eq(fclose(f), 0);
+	return s;
+}
+
+Test(pstorectl, list_matches_on_the_analysis)
+{
+	json_auto_t *ext4 = RUN_JSON("--json", "list", "--module=ext4", "--until=2026-12-01 06:00");
+	json_auto_t *bash = RUN_JSON("--json", "list", "--comm=bash");
+	json_auto_t *kworkers = RUN_JSON("--json", "list", "--comm=kworker/*", "-n", "2");
+	json_auto_t *k612 = RUN_JSON("--json", "list", "--kernel=6.12.*", "--module=ext4");
+	json_auto_t *func = RUN_JSON("--json", "list", "--function=f?nc", "-n", "1");
+	_cleanup_free_ char *ext4_ids = listed(ext4), *bash_ids = listed(bash),
+			    *kworker_ids = listed(kworkers), *k612_ids = listed(k612),
+			    *func_ids = listed(func);
+
+	cr_assert_str_eq(ext4_ids, "1 3 5");
+	cr_assert_str_eq(bash_ids, "5");
+	cr_assert_str_eq(kworker_ids, "18 19");
+	cr_assert_str_eq(k612_ids, "11 13 15 17 19");
+	cr_assert_str_eq(func_ids, "19");
+	json_decref(RUN_JSON_NONE("--json", "list", "--function=other"));
+	json_decref(RUN_JSON_NONE("--json", "list", "--module=xfs"));
+	json_decref(RUN_JSON_NONE("--json", "list", "--kernel=6.1"));
+}
+
+Test(pstorectl, list_latest_reverse_and_options_before_the_verb)
+{
+	json_auto_t *one = RUN_JSON("--json", "-1");
+	json_auto_t *two = RUN_JSON("-n", "2", "--json", "list");
+	json_auto_t *rev = RUN_JSON("-r", "--json", "list", "--reason=panic", "-n", "3");
+	json_auto_t *groups = RUN_JSON("--json", "list", "--group", "-r", "-n", "2");
+	_cleanup_free_ char *one_ids = listed(one), *two_ids = listed(two), *rev_ids = listed(rev);
+
+	cr_assert_str_eq(one_ids, "19");
+	cr_assert_str_eq(two_ids, "18 19");
+	cr_assert_str_eq(rev_ids, "18 15 12");
+	/* Groups ordered by their newest crash, newest first: 19's, then 18's. */
+	cr_assert_eq(json_array_size(groups), 2);
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(groups, 0), "last")),
+		     T0 + 19 * HOUR);
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(groups, 1), "last")),
+		     T0 + 18 * HOUR);
+}
+
+Test(pstorectl, list_options_before_the_verb_for_every_verb)
+{
+	Run show = RUN("--reason=oops", "show"), dmesg = RUN("--comm=bash", "dmesg"),
+	    unknown = RUN("--group", "show"), other = RUN("--raw", "list");
+
+	cr_assert_eq(show.status, 0, "%s", show.err);
+	cr_assert_not_null(strstr(show.out, ids[19]), "%s", show.out);
+	cr_assert_eq(dmesg.status, 0, "%s", dmesg.err);
+	cr_assert_str_eq(dmesg.out, "<4>[ 5.0] crash number 5\n");
+	/* An option of another verb is unknown to this one, and said so in pstorectl's name. */
+	cr_assert_eq(unknown.status, 1);
+	cr_assert_str_eq(unknown.err,
+			 "pstorectl: Unknown option '--group': see 'pstorectl show --help'.\n");
+	cr_assert_eq(other.status, 1);
+	cr_assert_str_eq(other.err,
+			 "pstorectl: Unknown option '--raw': see 'pstorectl list --help'.\n");
+}
+
+Test(pstorectl, show_dmesg_export_without_id_take_the_newest)
+{
+	Run show = RUN("show"), dmesg = RUN("dmesg", "--until=2026-12-01 02:30"),
+	    both = RUN("show", ids[1], "--reason=oops"), none = RUN("export", "--kind=nothing");
+	json_auto_t *export = RUN_JSON("export", "--reason=panic");
+
+	cr_assert_eq(show.status, 0, "%s", show.err);
+	cr_assert(strneq(show.out, "           ID: ", 15), "%s", show.out);
+	cr_assert(strneq(show.out + 15, ids[19], STORE_CRASH_ID_LEN), "%s", show.out);
+	cr_assert_eq(dmesg.status, 0, "%s", dmesg.err);
+	cr_assert_str_eq(dmesg.out, "<4>[ 2.0] crash number 2\n");
+	cr_assert_str_eq(json_string_value(json_object_get(export, "id")), ids[18]);
+	cr_assert_eq(both.status, 1);
+	cr_assert_not_null(strstr(both.err, "not both"), "%s", both.err);
+	cr_assert_eq(none.status, 1);
+	cr_assert_str_eq(none.out, "");
+	cr_assert_str_eq(none.err, "pstorectl: No crashes found.\n");
+}
+
+/* SYSTEMD_COLORS=1 colours also what is not a terminal, as journalctl does; NO_COLOR wins. */
+Test(pstorectl, list_colours_by_severity)
+{
+	Run corrected, panic, oops, no_color;
+
+	setenv("SYSTEMD_COLORS", "1", 1);
+	corrected = RUN("list", "--no-legend", "--kind=hardware-error");
+	panic = RUN("list", "--no-legend", "--reason=panic", "-1");
+	oops = RUN("list", "--no-legend", "--reason=oops", "-1");
+	setenv("NO_COLOR", "1", 1);
+	no_color = RUN("list", "--no-legend", "--reason=panic", "-1");
+	unsetenv("NO_COLOR");
+	unsetenv("SYSTEMD_COLORS");
+
+	cr_assert_not_null(strstr(corrected.out, "  \x1b[0;38;5;245moops\x1b[0m  "), "%s",
+			   corrected.out);
+	cr_assert_not_null(strstr(panic.out, "  \x1b[0;1;31mpanic\x1b[0m  "), "%s", panic.out);
+	cr_assert_null(strchr(oops.out, '\x1b'), "%s", oops.out);
+	cr_assert_null(strchr(no_color.out, '\x1b'), "%s", no_color.out);
+}
+
 Test(pstorectl, list_footer_counts_one_in_the_singular)
 {
 	Run crash = RUN("list", "-n", "1"), group = RUN("list", "--group", "-n", "1");
@@ -530,6 +666,24 @@ Test(pstorectl, list_bad_options)
 	}
 }
 
+/* Every option error in pstorectl's name, whether the option came before or after the verb. */
+Test(pstorectl, option_errors_name_pstorectl)
+{
+	Run after = RUN("list", "--frobnicate"), before = RUN("--frobnicate", "list"),
+	    none = RUN("--frobnicate"), value = RUN("show", "--no-pager=yes", "x"),
+	    missing = RUN("list", "-n");
+
+	cr_assert_str_eq(after.err, "pstorectl: Unknown option '--frobnicate': see 'pstorectl list "
+				    "--help'.\n");
+	cr_assert_str_eq(before.err, after.err);
+	cr_assert_str_eq(none.err, "pstorectl: Unknown option '--frobnicate': see 'pstorectl "
+				   "--help'.\n");
+	cr_assert_str_eq(value.err, "pstorectl: Option '--no-pager' takes no value: see 'pstorectl "
+				    "show --help'.\n");
+	cr_assert_str_eq(missing.err, "pstorectl: Option '-n' needs a value (N): see 'pstorectl "
+				      "list --help'.\n");
+}
+
 Test(pstorectl, help_and_version)
 {
 	Run h = RUN("--help"), v = RUN("--version"), lh = RUN("list", "-h");
@@ -538,7 +692,9 @@ Test(pstorectl, help_and_version)
 	cr_assert_not_null(strstr(h.out, "Commands:"));
 	cr_assert_not_null(strstr(h.out, "--since=TIME"));
 	cr_assert_eq(lh.status, 0);
-	cr_assert_str_eq(h.out, lh.out);
+	cr_assert(strneq(lh.out, "pstorectl [OPTIONS...] list\n", 28), "%s", lh.out);
+	cr_assert_not_null(strstr(lh.out, "--since=TIME"));
+	cr_assert_null(strstr(lh.out, "Commands:"), "the options of list only");
 	cr_assert_eq(v.status, 0);
 	cr_assert(strneq(v.out, "pstored ", 8));
 }
@@ -609,18 +765,19 @@ Test(pstorectl, ambiguous_prefix_lists_matches)
 Test(pstorectl, bad_ids)
 {
 	const char *const verbs[] = {"show", "dmesg", "export", "delete"};
+	Run missing = RUN("delete");
 
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
 		Run none = RUN(verbs[i], "ffffffff-ffff-ffff-ffff-ffffffffffff");
 		Run bad = RUN(verbs[i], "not/an/id");
-		Run missing = RUN(verbs[i]);
 
 		cr_assert_eq(none.status, 1);
 		cr_assert_not_null(strstr(none.err, "No crash with id"), "%s", none.err);
 		cr_assert_eq(bad.status, 1);
-		cr_assert_eq(missing.status, 1);
-		cr_assert_not_null(strstr(missing.err, "Too few arguments"), "%s", missing.err);
 	}
+	/* delete takes no default crash: show, dmesg and export take the newest. */
+	cr_assert_eq(missing.status, 1);
+	cr_assert_not_null(strstr(missing.err, "Too few arguments"), "%s", missing.err);
 }
 
 Test(pstorectl, dmesg)

@@ -87,13 +87,21 @@ int main(int argc, char *argv[])
 	ssize_t zn = zlib_deflate_buffer(log, strlen(log), -15, z, sizeof(z));
 	if (zn < 0)
 		abort();
-	n = cper_build_pstore_record(GUID_DMESG_Z, z, (size_t)zn, 1700000000, UINT64_C(7301419813404409858),
-				     rec, sizeof(rec));
+	n = cper_build_pstore_record(GUID_DMESG_Z, z, (size_t)zn, 1700000000,
+				     UINT64_C(7301419813404409858), rec, sizeof(rec));
 	add_record("erst-dmesg-z.cper", rec, n);
 	cper_sample_mce(mce);
 	n = cper_build_pstore_record(GUID_MCE, mce, sizeof(mce), 1700000000,
 				     UINT64_C(7301419813404409859), rec, sizeof(rec));
 	add_record("erst-mce.cper", rec, n);
+
+	/* libcper's CXL component event whose event log is shorter than its header */
+	CperSectionSpec csec = {.type = GUID_CXL_GEN_MEDIA,
+				.body = body,
+				.body_len = cper_sample_cxl_short_event_log(body)};
+	CperRecordSpec cxl = {.n_sections = 1, .sections = &csec};
+	n = cper_build_record(&cxl, rec, sizeof(rec));
+	add_record("cxl-media-short-event-log.cper", rec, n);
 
 	/* A Windows WHEA record: binary timestamp, WHEA creator. */
 	size_t mlen = cper_samples[4].build(body, true);

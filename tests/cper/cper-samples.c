@@ -458,3 +458,24 @@ void cper_sample_mce(uint8_t m[128])
 	put_le(m + 80, 0x1c09, 8);
 	put_le(m + 112, 0x28, 4);
 }
+
+size_t cper_sample_cxl_short_event_log(uint8_t o[CPER_SAMPLE_CXL_SHORT_LOG_LEN])
+{
+	static const uint8_t event_log[19] = {
+		0x0e, 0x75, 0x94, 0x92, 0x08, 0x93, 0xe2, 0x31, 0x6e, 0x6d,
+		0x2e, 0xab, 0x10, 0x95, 0x89, 0xff, 0x3e, 0x14, 0x01,
+	};
+
+	memset(o, 0, CPER_SAMPLE_CXL_SHORT_LOG_LEN);
+	put_le(o, CPER_SAMPLE_CXL_SHORT_LOG_LEN, 4);
+	put_le(o + 4, 0x5, 8); /* device id, event log; no serial number */
+	put_le(o + 12, 54846, 2);
+	put_le(o + 14, 8598, 2);
+	o[16] = 241; /* function */
+	o[17] = 15;  /* device */
+	o[18] = 158; /* bus */
+	put_le(o + 19, 4013, 2);
+	put_le(o + 21, 7269, 2);
+	memcpy(o + 32, event_log, sizeof(event_log));
+	return CPER_SAMPLE_CXL_SHORT_LOG_LEN;
+}

@@ -28,3 +28,11 @@ extern const size_t cper_n_samples;
 
 /* A struct mce of 128 bytes: VAL UC EN MISCV ADDRV PCC, memory read error. */
 void cper_sample_mce(uint8_t m[128]);
+
+/*
+ * A CXL General Media component event section as libcper generates it
+ * (examples/cxlcomponent-media.json): 51 bytes, a device id and 19 bytes of
+ * event log, less than the 48-byte event record header. Returns 51.
+ */
+#define CPER_SAMPLE_CXL_SHORT_LOG_LEN 51
+size_t cper_sample_cxl_short_event_log(uint8_t o[CPER_SAMPLE_CXL_SHORT_LOG_LEN]);

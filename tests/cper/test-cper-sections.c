@@ -231,3 +231,34 @@ Test(cper_sections, summary_needs_a_record)
 	cr_assert_eq(cper_summary(doc, &s), -ENODATA);
 	cr_assert_str_eq(s, "untouched");
 }
+
+/*
+ * libcper's CXL component event with 19 bytes of event log, shorter than its 48-byte header:
+ * the bytes that are there, raw, with a note; not a decode error.
+ */
+Test(cper_sections, cxl_event_log_shorter_than_its_header)
+{
+	size_t n = cper_sample_cxl_short_event_log(body);
+	CperSectionSpec sec = {.type = GUID_CXL_GEN_MEDIA, .body = body, .body_len = n};
+	CperRecordSpec r = {.n_sections = 1, .sections = &sec};
+	size_t len = cper_build_record(&r, rec, sizeof(rec));
+	json_auto_t *doc = NULL;
+
+	cr_assert_eq(len, 128 + 72 + 51);
+	cr_assert_eq(cper_decode_json(rec, len, &doc), 0);
+	json_t *errors = json_object_get(doc, "errors");
+	_cleanup_free_ char *errs = json_dumps(errors, JSON_COMPACT);
+	cr_assert_eq(json_array_size(errors), 0, "%s", errs);
+	json_t *record = json_array_get(json_object_get(doc, "records"), 0);
+	json_t *body_json =
+		json_object_get(json_array_get(json_object_get(record, "sections"), 0), "body");
+	cr_assert_str_eq(json_string_value(json_object_get(body_json, "event_log_dump")),
+			 "0e7594920893e2316e6d2eab109589ff3e1401");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(json_object_get(body_json, "device_id"), "bdf")),
+		"0fad:9e:0f.f1");
+	json_t *note = json_array_get(json_object_get(record, "notes"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(note, "message")),
+			 "component event log: 19 bytes, shorter than the 48-byte event record "
+			 "header; shown raw");
+}

@@ -73,6 +73,16 @@ expect "$t/out" "note at offset 24: timestamp 0x9932011700010019"
 "$pstorectl" decode --json "$rw/libcper-memory/record.cper" >"$t/json" || fail "--json: exit $?"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["errors"] == [] and len(d["records"][0]["notes"]) == 2, d' "$t/json"
 
+# libcper's CXL component event whose event log (19 bytes) is shorter than the 48-byte event
+# record header: the bytes shown raw with a note, exit 0; the record itself was read.
+"$pstorectl" decode "$t/cxl-media-short-event-log.cper" >"$t/out" ||
+	fail "CXL event log shorter than its header: exit $?"
+expect "$t/out" "note at offset 232: component event log: 19 bytes, shorter than the 48-byte event record header; shown raw"
+expect "$t/out" "00000010: 3e1401"
+"$pstorectl" decode --json "$t/cxl-media-short-event-log.cper" >"$t/json" ||
+	fail "CXL event log shorter than its header, --json: exit $?"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); b=d["records"][0]["sections"][0]["body"]; assert d["errors"] == [] and b["event_log_dump"] == "0e7594920893e2316e6d2eab109589ff3e1401", d' "$t/json"
+
 # Bad input: a clear message and exit status 2, the good files still decoded.
 head -c 150 "$t/erst-dmesg.cper" >"$t/truncated.cper"
 rc=0

@@ -9,6 +9,8 @@
 # (volatile storage in /run/log/journal, no kmsg import, no rate limit) and
 # is stopped when the script exits. Needs root (mounts).
 #
+#   journald_start [STORAGE]  start journald again, with Storage=STORAGE
+#   journald_kill          kill journald, leaving its sockets behind
 #   journald_sync          make journald write out everything sent so far
 #   journald_count MATCH.. number of entries matching journalctl MATCHes
 #   journald_field FIELD MATCH..  values of FIELD, one a line
@@ -32,9 +34,22 @@ journald_enter() {
 	mount -t tmpfs -o mode=0755 tmpfs /run/systemd
 	mount -t tmpfs -o mode=0755 tmpfs /run/log
 	mount -t tmpfs -o mode=0755 tmpfs /var/log/journal
+	touch "$JOURNALD_TMP/journald.conf"
+	mount --bind "$JOURNALD_TMP/journald.conf" /etc/systemd/journald.conf
+	if [ -d /etc/systemd/journald.conf.d ]; then
+		mount -t tmpfs tmpfs /etc/systemd/journald.conf.d
+	fi
+	unset NOTIFY_SOCKET
+	trap journald_stop EXIT
+	journald_start
+}
+
+# journald_start [STORAGE]: starts journald (again), with Storage=STORAGE
+# (default volatile; none keeps nothing).
+journald_start() {
 	cat >"$JOURNALD_TMP/journald.conf" <<-CONF
 	[Journal]
-	Storage=volatile
+	Storage=${1:-volatile}
 	ReadKMsg=no
 	RateLimitIntervalSec=0
 	ForwardToSyslog=no
@@ -43,15 +58,9 @@ journald_enter() {
 	ForwardToWall=no
 	RuntimeMaxUse=512M
 	CONF
-	mount --bind "$JOURNALD_TMP/journald.conf" /etc/systemd/journald.conf
-	if [ -d /etc/systemd/journald.conf.d ]; then
-		mount -t tmpfs tmpfs /etc/systemd/journald.conf.d
-	fi
-	unset NOTIFY_SOCKET
-
+	rm -f /run/systemd/journal/socket
 	"$JOURNALD" >"$JOURNALD_TMP/journald.log" 2>&1 &
 	JOURNALD_PID=$!
-	trap journald_stop EXIT
 	for _ in $(seq 1 200); do
 		[ -S /run/systemd/journal/socket ] && return 0
 		kill -0 "$JOURNALD_PID" 2>/dev/null || break
@@ -60,6 +69,14 @@ journald_enter() {
 	echo "systemd-journald did not start:" >&2
 	cat "$JOURNALD_TMP/journald.log" >&2
 	exit 99
+}
+
+# journald_kill: kills journald (SIGKILL), leaving its sockets behind as a
+# crashed journald does.
+journald_kill() {
+	kill -s KILL "$JOURNALD_PID"
+	wait "$JOURNALD_PID" 2>/dev/null || true
+	JOURNALD_PID=
 }
 
 # journald handles SIGRTMIN+1 after the messages already queued on its
