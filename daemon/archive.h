@@ -48,13 +48,16 @@ typedef struct LogBuffer {
 #define LOG_FIELD_PREFIX_LEN (sizeof(JOURNAL_LOG_FIELD) - 1)
 
 /*
- * Where a crash's log is assembled: in memory, and in its dmesg.txt if it is
- * stored; at most MaxLogSize= bytes of it, the rest is cut.
+ * Where a crash's log is assembled, in a->log: at most MaxLogSize= bytes of
+ * it, the newest. The log runs oldest line first, and the newest lines (of a
+ * dump, Part1) hold the panic: once the log is full, each write overwrites its
+ * oldest bytes, the buffer used as a ring from head on, which
+ * log_sink_finish() turns back into a log that starts with a whole line.
  */
 typedef struct LogSink {
-	StoreTxn *txn;
 	LogBuffer *log;
-	size_t left; /* of MaxLogSize= */
+	size_t max;  /* MaxLogSize= */
+	size_t head; /* once full: where the oldest byte is, and the next one goes */
 	bool cut;
 } LogSink;
 
@@ -78,6 +81,9 @@ typedef struct Staged {
  */
 #define STAGED_MAX 128
 
+/* How long a run waits for another run on the same store to finish. */
+#define ARCHIVE_LOCK_TIMEOUT_SEC 30
+
 typedef struct Archive {
 	PstoredConfig *config;
 	const char *pstore_dir;
@@ -85,7 +91,10 @@ typedef struct Archive {
 	int pstore_fd;
 	const char *store_dir;
 	PstoreScan *scan;
-	Store *store;	   /* NULL unless Storage=both|store */
+	Store *store;	    /* NULL unless Storage=both|store */
+	Store *other_store; /* Storage=journal|none: the store directory, if any, for lock and record */
+	int lock_fd;	    /* the store's lock of archive runs (store_lock_archive()) */
+	bool lock_busy;	    /* another run held it for ARCHIVE_LOCK_TIMEOUT_SEC */
 	json_t *summaries; /* of the store after the run, NULL until listed */
 	bool store_failed; /* could not be opened: nowhere to record the run */
 	bool journal;
@@ -115,8 +124,10 @@ const char *log_buffer_field(const LogBuffer *b, size_t *ret_len);
 void log_buffer_reset(LogBuffer *b);
 /* Makes room for more bytes of log after what is in b. */
 int log_buffer_reserve(LogBuffer *b, size_t more);
-/* Adds to the log, cutting it at MaxLogSize=. */
+/* Adds to the log; past MaxLogSize=, its oldest bytes make room. */
 int log_sink_write(LogSink *l, const char *buf, size_t len);
+/* Puts the log of a ring back in order; a log that was cut starts with its first whole line. */
+void log_sink_finish(LogSink *l);
 /* Reads the log of a crash that is in the store into a->log. */
 int read_stored_log(Archive *a, const char *id);
 
@@ -134,6 +145,8 @@ void archive_failed(Archive *a, int error, size_t n);
 /* The crash document (archive-crash.c). */
 /* Says in crash["truncated"] what a budget left out of the crash. */
 _printf_(2, 3) int crash_truncated(json_t *crash, const char *fmt, ...);
+/* crash["build_ids"]: of the running kernel and its modules in the trace, when it crashed. */
+int crash_add_build_ids(json_t *crash);
 /* The crash id, from the key record; does not log. */
 int crash_id(Archive *a, const PstoreCrash *c, char id[static STORE_CRASH_ID_LEN + 1]);
 /* Puts the crash into the store (txn != NULL) or only builds its document, and its log in a->log. */

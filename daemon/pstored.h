@@ -20,11 +20,18 @@ extern const char *arg_config; /* NULL: /etc/pstored.conf and drop-ins */
 extern bool arg_no_unlink;
 extern bool arg_no_journal;
 extern const char *arg_target;	/* upload: only [Target.NAME]; NULL: all */
+extern const char *arg_sys_dir; /* archive: the running kernel's build ids; default /sys */
 extern const char *arg_dmi_dir; /* upload: DMI serials to redact; NULL: /sys/class/dmi/id */
 extern char **pstored_argv;	/* the whole command line, as main() got it */
 
 /* Parses the options, runs the verb; returns the exit status. */
 int pstored_main(int argc, char *argv[], const Verb *verbs, size_t n_verbs);
+
+/*
+ * A verb returns a negative errno on failure (exit status 1), 0 on success, or
+ * one of these exit statuses, each in pstored(8), EXIT STATUS.
+ */
+#define PSTORED_EXIT_ARCHIVE_BUSY 75 /* EX_TEMPFAIL: another archive run holds the store */
 
 int verb_archive(int argc, char *argv[]);
 int verb_upload(int argc, char *argv[]);

@@ -5,8 +5,8 @@
  * What the parts of the analysis share: a log is an array of Lines (pointers into the log or into
  * a buffer of joined lines, never copies), each without its prefixes (lines.c); each line is
  * classified as the start of an Event or not (events.c); the lines of the report chosen as the
- * cause (report.c) are read for the faulting function and the call trace (frames.c) and for the
- * task, taint and kernel version (task.c); signature.c hashes the result.
+ * cause (report.c) are read for the faulting function (symbols.c), the call trace (trace.c) and
+ * the task, taint and kernel version (task.c); signature.c hashes the result.
  *
  * Every helper works on a Line with fixed prefixes and substrings (memmem()), never regular
  * expressions, and moves forward: hostile input costs time linear in its length.
@@ -35,6 +35,10 @@ typedef struct Line {
 	size_t len;
 	/* no prefix was removed from it: in a log whose lines have one, not the kernel's */
 	bool bare;
+	/* its text was joined to the line before (join_wrapped_lines()), and it is empty */
+	bool continued;
+	/* it ended with a blank, which format=flowed mail puts where it wrapped a line */
+	bool flowed;
 } Line;
 
 typedef enum Event {
@@ -146,7 +150,7 @@ typedef struct LogScan {
 
 /* lines.c: the log's lines, without prefixes, wrapped lines joined. */
 int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *ret_prefixed);
-int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf);
+int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf);
 
 /* events.c: what a line reports. */
 LogHas log_has(const char *log, size_t len);
@@ -156,19 +160,25 @@ Event classify(const Line *l);
 Event panic_cause(const Line *l);
 Line event_headline(const Line *l);
 bool panic_on_task_exit(const Line *l);
+bool is_lockdep_warning(const Line *l);
 const char *event_reason(Event e);
 
-/* frames.c: instruction pointers and call trace frames of each architecture. */
+/* symbols.c: frames and instruction pointers as each architecture and era prints them. */
 bool parse_symbol(const Line *l, Symbol *ret);
+size_t parse_brace_symbol(const Line *l, size_t i, Symbol *ret);
 bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller);
 bool parse_ip_line(const Line *l, Symbol *ret);
+bool parse_message_symbol(const Line *l, Symbol *ret);
+bool parse_warning_symbol(const Line *l, Symbol *ret);
+
+/* trace.c: the frames of a call trace. */
 size_t trace_header_len(const Line *l);
 int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_t end,
 			bool skip_bare, Symbol *ret_first, bool *ret_have_first);
-bool parse_message_symbol(const Line *l, Symbol *ret);
-bool parse_warning_symbol(const Line *l, Symbol *ret);
 bool is_sanitizer_helper(const Line *name);
 bool is_irq_entry(const Line *name);
+size_t trace_after_irq_entry(const Line *lines, size_t start, size_t end);
+bool trace_has_frame_at(const Line *lines, size_t i, size_t end);
 
 /* task.c: the task, its taint and the kernel version. */
 bool is_task_line(const Line *l);

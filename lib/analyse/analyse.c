@@ -9,7 +9,8 @@
 
 /*
  * dmesg_analyse(): the lines of the log (lines.c), the report of the cause among them (report.c),
- * read for where it happened (frames.c) and who ran (task.c), and its signature (signature.c).
+ * read for where it happened (symbols.c, trace.c) and who ran (task.c), and its signature
+ * (signature.c).
  *
  * The kernel's report formats, as printed by:
  *
@@ -90,6 +91,7 @@ DmesgAnalysis *dmesg_analysis_free(DmesgAnalysis *a)
 	free(a->frames);
 	free(a->taint);
 	free(a->kernel_version);
+	free(a->kernel_package);
 	free(a->comm);
 	free(a->hardware);
 	free(a->signature);
@@ -103,7 +105,7 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	_cleanup_free_ Line *lines = NULL;
 	_cleanup_free_ char *joined = NULL;
 	LogHas has;
-	bool prefixed;
+	bool prefixed, qp;
 	size_t n;
 	int r;
 
@@ -119,8 +121,8 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	if (r < 0)
 		return r;
 	/* quoted-printable: "=3D" for '=', "=20" for a blank at the end of a line */
-	r = join_wrapped_lines(
-		lines, n, log_contains(log, len, "=3D") || log_contains(log, len, "=20"), &joined);
+	qp = log_contains(log, len, "=3D") || log_contains(log, len, "=20");
+	r = join_wrapped_lines(lines, n, qp, prefixed, &joined);
 	if (r < 0)
 		return r;
 	has = log_has(log, len);
@@ -178,11 +180,12 @@ int dmesg_analysis_to_json(const DmesgAnalysis *a, json_t **ret)
 		return r;
 
 	o = json_pack(
-		"{s:s,s:o,s:o,s:o,s:O,s:O,s:o,s:o,s:o,s:o,s:o,s:o}", "reason", a->reason, "message",
+		"{s:s,s:o,s:o,s:o,s:O,s:O,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "reason", a->reason, "message",
 		json_string_or_null(a->message), "function", json_string_or_null(a->function),
 		"module", json_string_or_null(a->module), "call_trace", trace, "frames", frames,
 		"taint", json_string_or_null(a->taint), "kernel_version",
-		json_string_or_null(a->kernel_version), "comm", json_string_or_null(a->comm), "pid",
+		json_string_or_null(a->kernel_version), "kernel_package",
+		json_string_or_null(a->kernel_package), "comm", json_string_or_null(a->comm), "pid",
 		a->pid >= 0 ? json_integer(a->pid) : json_null(), "hardware",
 		json_string_or_null(a->hardware), "signature", json_string_or_null(a->signature));
 	if (!o)

@@ -274,6 +274,20 @@ static void line_strip_learned_prefix(const PrefixShapes *shapes, Line *l)
 	}
 }
 
+/*
+ * In a mail that quotes the log ("> [  291.2] ...", "> >> "), the quote marks of the lines that
+ * have no time: the rest of a line the mail client wrapped.
+ */
+static void line_unquote(Line *l)
+{
+	size_t i = 0;
+
+	while (i < l->len && (l->s[i] == '>' || is_blank(l->s[i])))
+		i++;
+	if (i > 0 && l->s[0] == '>')
+		*l = line_after(l, i);
+}
+
 /* A panic glued to a shell prompt or output: "root@bmc:~# Kernel panic - not syncing: ...". */
 static void line_skip_to_panic(Line *l)
 {
@@ -290,7 +304,7 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *re
 {
 	size_t n = 0, allocated = 1, anchors = 0, prefixed = 0, texts = 0;
 	PrefixShapes shapes = {};
-	bool glued;
+	bool glued, quoted = false;
 	Line *lines;
 
 	for (size_t i = 0; i < len; i++)
@@ -308,13 +322,18 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *re
 	for (size_t i = 0; i < n && anchors < PREFIX_ANCHOR_LINES_MAX; i++)
 		anchors += prefix_learn_line(&shapes, &lines[i]);
 	glued = log_contains(log, len, " " PANIC_TEXT);
+	for (size_t k = 0; k < shapes.n; k++)
+		quoted = quoted || shapes.shapes[k].s[0] == '>';
 	for (size_t i = 0; i < n; i++) {
 		Line raw = lines[i];
 
 		line_strip_learned_prefix(&shapes, &lines[i]);
 		line_strip_prefixes(&lines[i]);
+		if (quoted)
+			line_unquote(&lines[i]);
 		if (glued)
 			line_skip_to_panic(&lines[i]);
+		lines[i].flowed = raw.len > 0 && raw.s[raw.len - 1] == ' ';
 		line_trim(&raw);
 		lines[i].bare = lines[i].s == raw.s;
 		texts += raw.len > 0;
@@ -352,13 +371,54 @@ static bool is_wrapped_task_line(const Line *first, const Line *second)
 		if (first->len > 12 && memcmp(first->s + first->len - 12, " Not tainted", 12) == 0)
 			return second->len > 0 && is_digit(second->s[0]);
 		return !line_find(first, "ainted") &&
-		       (line_find(second, " tainted") || line_find(second, "Tainted:"));
+		       (line_find(second, " tainted") || line_find(second, "Tainted:") ||
+			(has_prefix(second, "tainted ") && first->len > 4 &&
+			 memcmp(first->s + first->len - 4, " Not", 4) == 0));
 	}
 	at = (size_t)(taint - first->s) + strlen(" Tainted: ");
 	if (skip_taint_columns(first, at) < first->len)
 		return false;
 	at = skip_taint_columns(second, 0);
 	return at < second->len && is_digit(second->s[at]);
+}
+
+/*
+ * A frame cut inside its offset and size: "intel_atomic_commit+0x338/0x" or "...+0x33", the
+ * rest ("380 [i915]", "8/0x380") on the next line.
+ */
+static bool is_cut_frame(const Line *l)
+{
+	const char *plus = l->len > 0 ? memrchr(l->s, '+', l->len) : NULL;
+	const char *slash;
+	Line rest;
+
+	if (!plus || memchr(plus, ' ', (size_t)(l->s + l->len - plus)))
+		return false;
+	rest = (Line){plus, (size_t)(l->s + l->len - plus)};
+	if (!has_prefix(&rest, "+0x"))
+		return false;
+	slash = memchr(rest.s, '/', rest.len);
+	if (!slash)
+		return true; /* "+0x33": the rest of the offset or the size on the next line */
+	return rest.s + rest.len - slash <= 3; /* "/", "/0", "/0x" */
+}
+
+static bool is_single_token(const Line *l)
+{
+	return l->len > 0 && !memchr(l->s, ' ', l->len);
+}
+
+/* The rest of a WARNING line: its file:line, its function, or both ("lib/refcount.c:28
+ * refcount_warn_saturate+0xd9/0xe0"). */
+static bool is_warning_rest(const Line *l)
+{
+	const char *blank = memchr(l->s, ' ', l->len);
+
+	if (is_single_token(l) || parse_symbol(l, &(Symbol){}))
+		return true;
+	if (!blank || !memchr(l->s, ':', (size_t)(blank - l->s)))
+		return false;
+	return parse_symbol(&(Line){blank + 1, (size_t)(l->s + l->len - blank - 1)}, &(Symbol){});
 }
 
 /* How a line goes on in the next one, when a console, a mail client or a copy and paste
@@ -377,10 +437,21 @@ typedef enum Wrap {
  * function ("RIP: 0010:" and "func+0x2d6/0xbe0 [mod]"); and in a quoted-printable mail (qp), a
  * line that ends with '='.
  */
-static Wrap line_wrap(const Line *first, const Line *second, bool qp)
+static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefixed,
+		      bool continuing, bool in_warning)
 {
 	if (second->len == 0)
 		return WRAP_NONE;
+	/* format=flowed: a line that ends with a blank goes on in the next, which lacks the
+	 * prefix every line of the log has */
+	if (first->flowed && prefixed && second->bare && (!first->bare || continuing))
+		return WRAP_BLANK;
+	/* a WARNING without its function: "WARNING: CPU: 3 PID: 201 at", then
+	 * "drivers/gpu/drm/i915/display/intel_display.c:7104", then
+	 * "intel_atomic_commit_tail+0x13e2/0x1480 [i915]" */
+	if ((in_warning ? is_single_token(first) : has_prefix(first, "WARNING: CPU: ")) &&
+	    !line_find(first, "+0x") && is_warning_rest(second))
+		return WRAP_BLANK;
 	if (qp && first->len > 0 && first->s[first->len - 1] == '=')
 		return WRAP_SOFT;
 	if (is_wrapped_task_line(first, second))
@@ -391,6 +462,8 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp)
 	if (has_prefix(first, "Oops: ") && !memmem(first->s, first->len, "[#", 2) &&
 	    line_find(second, " [#"))
 		return WRAP_BLANK;
+	if (is_cut_frame(first) && (is_hex(second->s[0]) || second->s[0] == '/'))
+		return WRAP_GLUE;
 	if (line_is(first, "RIP:") ||
 	    (has_prefix(first, "RIP: ") && first->len == 10 && first->s[first->len - 1] == ':'))
 		return parse_symbol(second, &(Symbol){}) ? WRAP_GLUE : WRAP_NONE;
@@ -400,9 +473,9 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp)
 /*
  * Joins the lines that a console, a mail client or a copy and paste wrapped, in a buffer of their
  * own (*ret_buf, NULL when there are none) that the joined lines point into; a joined line leaves
- * an empty one behind it.
+ * an empty one behind it, marked continued.
  */
-int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf)
+int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf)
 {
 	_cleanup_free_ Wrap *wraps = NULL;
 	size_t size = 0, o = 0;
@@ -410,7 +483,9 @@ int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf)
 
 	*ret_buf = NULL;
 	for (size_t i = 0; i + 1 < n; i++) {
-		Wrap w = line_wrap(&lines[i], &lines[i + 1], qp);
+		bool continuing = i > 0 && wraps && wraps[i - 1] != WRAP_NONE;
+		bool in_warning = continuing && has_prefix(&lines[i - 1], "WARNING: ");
+		Wrap w = line_wrap(&lines[i], &lines[i + 1], qp, prefixed, continuing, in_warning);
 
 		if (w == WRAP_NONE)
 			continue;
@@ -444,6 +519,7 @@ int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf)
 			memcpy(buf + o, lines[k + 1].s, lines[k + 1].len);
 			o += lines[k + 1].len;
 			lines[k + 1].len = 0;
+			lines[k + 1].continued = true;
 		}
 		lines[i] = (Line){joined, (size_t)(buf + o - joined)};
 		i = k;

@@ -37,6 +37,7 @@ typedef struct Report {
 static void report_scan(Report *r, const Line *lines, size_t start, size_t end, bool stalled)
 {
 	bool in_trace = false, after_irq = false;
+	size_t traces = 0;
 
 	for (size_t i = start; i < end; i++) {
 		const Line *l = &lines[i];
@@ -44,10 +45,13 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 		if (trace_header_len(l) > 0) {
 			in_trace = true;
 			after_irq = false;
+			traces++;
 		} else if (has_prefix(l, END_MARKER))
 			in_trace = false;
-		else if (in_trace && !after_irq &&
-			 (has_prefix(l, "</IRQ>") || has_prefix(l, "<EOI>"))) {
+		/* in the report's first trace: the others are other CPUs' */
+		else if (in_trace && !after_irq && traces == 1 &&
+			 (has_prefix(l, "</IRQ>") || has_prefix(l, "<EOI>") ||
+			  has_prefix(l, "<<EOE>>") || has_prefix(l, "</NMI>"))) {
 			after_irq = true;
 			/* "<EOI>  [<ffffffff810e4299>] ? note_page+0x249/0xe90" before 4.9 */
 			r->after_irq_index = i;
@@ -270,19 +274,23 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 				report->trace_index = i;
 				break;
 			}
-	} else if (stalled && report->after_irq_index > 0) {
+	} else if ((stalled || (kind == EVENT_HARD_LOCKUP && !report->have_ip &&
+				trace_has_frame_at(lines, report->after_irq_index, end))) &&
+		   report->after_irq_index > 0) {
+		/* where the timer interrupt or, in a hard lockup whose registers were not printed,
+		 * the NMI watchdog found the CPU: after "<<EOE>>" before 3.x */
 		report->trace_start = &lines[report->after_irq_index];
 		report->trace_index = report->after_irq_index;
 	} else if (stalled && report->trace_start) {
-		/* without markers (arm64, arm, riscv): after the interrupt's entry frame */
-		for (size_t i = report->trace_index + 1; i < end; i++) {
-			Symbol sym;
+		/* without markers (arm64, arm, riscv; x86 before 3.x): after the interrupt's entry
+		 * frame; an instruction pointer outside the trace is then the NMI's, which printed
+		 * it (arch_trigger_all_cpu_backtrace()) */
+		size_t after = trace_after_irq_entry(lines, report->trace_index, end);
 
-			if (parse_symbol(&lines[i], &sym) && is_irq_entry(&sym.name) &&
-			    i + 1 < end) {
-				report->trace_start = &lines[i + 1];
-				report->trace_index = i + 1;
-			}
+		if (after > 0) {
+			report->trace_start = &lines[after];
+			report->trace_index = after;
+			report->have_ip = false;
 		}
 	}
 	/* KFENCE and others print their frames without a header, after the first line */
@@ -296,9 +304,10 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 }
 
 /*
- * The function that called the frame named name, and its module: the victim of a
- * stack-protector panic that names it by address (the caller of __stack_chk_fail()), the code
- * that a sanitizer's check named in a report's first line was checking.
+ * The function that called the frame named name (the first that is not the reporting machinery),
+ * and its module: the victim of a stack-protector panic that names it by address (the caller of
+ * __stack_chk_fail()), the code that a sanitizer's check named in a report's first line was
+ * checking, the code that took a lock lockdep warns about (the caller of lock_acquire()).
  */
 static int analysis_read_caller_of(DmesgAnalysis *a, const Line *name)
 {
@@ -309,6 +318,12 @@ static int analysis_read_caller_of(DmesgAnalysis *a, const Line *name)
 		if (strlen(a->frames[i].function) != name->len ||
 		    memcmp(a->frames[i].function, name->s, name->len) != 0)
 			continue;
+		/* past the sleeping lock that lock_acquire() was called for */
+		while (i + 2 < a->n_frames &&
+		       is_generic_frame(
+			       caller->function,
+			       function_base_len(caller->function, strlen(caller->function))))
+			caller = &a->frames[++i + 1];
 		r = set_text(&a->function, caller->function, strlen(caller->function),
 			     NAME_MAX_LEN);
 		if (r < 0 || !caller->module)
@@ -334,6 +349,19 @@ static int analysis_read_function(DmesgAnalysis *a, const Line *first_line, cons
 		if (r < 0 || a->function)
 			return r;
 	} else if (sym.name.len == 0) {
+		if (is_lockdep_warning(first_line)) {
+			static const char *const entries[] = {
+				"lock_acquire", "lockdep_rcu_suspicious", "lock_release"};
+
+			for (size_t k = 0; k < ARRAY_SIZE(entries) && !a->function; k++) {
+				r = analysis_read_caller_of(
+					a, &(Line){entries[k], strlen(entries[k])});
+				if (r < 0)
+					return r;
+			}
+			if (a->function)
+				return 0;
+		}
 		if (line_find(first_line, "stack is corrupted in: "))
 			return analysis_read_caller_of(
 				a, &(Line){"__stack_chk_fail", strlen("__stack_chk_fail")});
