@@ -57,6 +57,12 @@ int resolve_crash_id(Store *s, const char *prefix, char **ret_id)
 	int r;
 
 	r = store_resolve_id(s, prefix, ret_id, &matches);
+	if (r == -EINVAL)
+		return log_error_errno(r,
+				       "'%s' is not a valid crash id: ids are hexadecimal digits and "
+				       "dashes, as 'pstorectl list' shows them, and their start is "
+				       "enough.",
+				       prefix);
 	if (r == -ENOENT)
 		return log_error_errno(r,
 				       "No crash with id '%s' in %s: see 'pstorectl list' for the "

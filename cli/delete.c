@@ -14,12 +14,12 @@
 int verb_delete(int argc, char *argv[])
 {
 	_cleanup_(store_freep) Store *s = NULL;
-	json_auto_t *ids = json_array(), *deleted = json_array();
+	json_auto_t *ids = json_array(), *removed = json_array();
 	json_t *v;
 	size_t i;
 	int r;
 
-	if (!ids || !deleted)
+	if (!ids || !removed)
 		return log_oom();
 	r = open_store(arg_store_dir, true, &s);
 	if (r < 0)
@@ -44,14 +44,15 @@ int verb_delete(int argc, char *argv[])
 			continue;
 		if (r < 0)
 			return log_store_error(r, id);
-		if (json_array_append(deleted, v) < 0)
+		if (json_array_append(removed, v) < 0)
 			return log_oom();
 		if (arg_json == JSON_OFF)
 			log_info("Deleted crash %s.", id);
 	}
 
 	if (arg_json != JSON_OFF) {
-		json_auto_t *out = json_pack("{s:O}", "deleted", deleted);
+		/* The key of vacuum too: both remove crashes from the store. */
+		json_auto_t *out = json_pack("{s:O}", "removed", removed);
 
 		if (!out)
 			return log_oom();

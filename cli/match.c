@@ -105,6 +105,11 @@ bool match_needs_summary(void)
 	return arg_function || arg_module || arg_comm;
 }
 
+bool match_needs_comm(void)
+{
+	return arg_comm;
+}
+
 bool match_given(void)
 {
 	return arg_since > 0 || arg_until != USEC_INFINITY || arg_reason || arg_kind ||

@@ -52,5 +52,11 @@ bool crash_matches(const CrashEntry *e);
 /* The matches need the summaries of the crashes (CrashEntry.crash.summary), not only the columns. */
 bool match_needs_summary(void);
 
+/*
+ * The matches need the process of a crash, "comm" of its summary, which the
+ * store's index has only for the crashes archived since --comm= exists.
+ */
+bool match_needs_comm(void);
+
 /* Logs that no crash matched, as coredumpctl does, and returns -ESRCH. */
 int log_no_crashes(void);

@@ -135,8 +135,13 @@ static int run_upload(const char *store_dir, char **ids)
 	if (sum.not_due > 0)
 		printf(", %u held back (Retry-After or daily limit; --force sends them)",
 		       sum.not_due);
+	if (sum.failed_before > 0)
+		printf(", %u failed permanently for this target configuration (the collector "
+		       "refused them: fix the target's URL=, Method= or credentials, or use "
+		       "--force)",
+		       sum.failed_before);
 	printf(".\n");
-	return sum.deferred > 0 || sum.failed > 0 ? -EAGAIN : 0;
+	return sum.deferred > 0 || sum.failed > 0 || sum.failed_before > 0 ? -EAGAIN : 0;
 }
 
 int main(int argc, char *argv[])

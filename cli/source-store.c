@@ -6,6 +6,7 @@
 
 #include "crash-util.h"
 #include "log.h"
+#include "match.h"
 #include "pstorectl.h"
 #include "source.h"
 
@@ -30,6 +31,35 @@ static void warn_corrupt_index(void)
 		log_warning("%s/index was corrupt: listed from the crash directories, and "
 			    "rebuilt from them.",
 			    arg_store_dir);
+}
+
+/*
+ * The summary of a crash from an index written before summaries held the
+ * process ("comm"), made again from its crash.json for --comm= to see it. The
+ * text lives in l->crashes; a crash.json that cannot be read leaves the entry
+ * as the index has it.
+ */
+static int summary_add_comm(CrashListing *l, Store *s, CrashEntry *e)
+{
+	json_auto_t *summary = json_loadb(e->crash.summary, e->crash.summary_len, 0, NULL);
+	json_auto_t *crash = NULL, *fresh = NULL, *holder = NULL;
+	_cleanup_free_ char *text = NULL;
+	json_t *t;
+
+	if (!summary)
+		return -ENOMEM;
+	if (json_object_get(summary, "comm") || store_load_crash(s, e->crash.id, &crash) < 0 ||
+	    !json_object_get(json_object_get(crash, "analysis"), "comm"))
+		return 0;
+	if (store_crash_summary(crash, &fresh) < 0 ||
+	    !(text = json_dumps(fresh, JSON_COMPACT | JSON_SORT_KEYS)) ||
+	    !(holder = json_pack("{s:s}", "text", text)) ||
+	    json_array_append(l->crashes, holder) < 0)
+		return -ENOMEM;
+	t = json_object_get(holder, "text");
+	e->crash.summary = json_string_value(t);
+	e->crash.summary_len = json_string_length(t);
+	return 0;
 }
 
 int store_source_list(CrashListing *l)
@@ -59,6 +89,9 @@ int store_source_list(CrashListing *l)
 			.hostname = "",
 			.location = "",
 		};
+	for (size_t i = 0; match_needs_comm() && i < l->n; i++)
+		if (summary_add_comm(l, s, &l->entries[i]) < 0)
+			return log_oom();
 	return 0;
 }
 

@@ -64,9 +64,14 @@ int verb_vacuum(int argc, char *argv[])
 			return log_oom();
 		return print_json(out);
 	}
+	/* The ids alone, one a line, for scripts; what happened goes to stderr. */
 	json_array_foreach(removed, i, id)
-		log_info("Removed crash %s.", json_string_value(id));
-	if (json_array_size(removed) == 0)
+		if (puts(json_string_value(id)) == EOF)
+			return log_error_errno(EIO, "Failed to write the removed ids: %m");
+	if (json_array_size(removed) > 0)
+		log_info("Removed %zu crash%s from %s.", json_array_size(removed),
+			 json_array_size(removed) == 1 ? "" : "es", arg_store_dir);
+	else
 		log_info("Nothing to remove: %s is within the retention limits.", arg_store_dir);
 	return 0;
 }

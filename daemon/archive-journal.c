@@ -11,17 +11,15 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 
 #include "archive-journal.h"
 #include "macro.h"
-#include "macro.h"
+#include "time-util.h"
 
 static int journal_open_local(sd_journal **j)
 {
@@ -156,14 +154,6 @@ int journal_send_crash(json_t *crash, const char *log_field, size_t len)
 	return r;
 }
 
-static int64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * A Varlink call on a stream socket: the request is a JSON object followed by
  * a NUL byte, and so is the reply, {"parameters":{...}} on success or
@@ -179,7 +169,7 @@ int journal_synchronize(void)
 	json_auto_t *reply = NULL;
 	char buf[4096];
 	size_t len = 0, sent = 0;
-	int64_t deadline = monotonic_ms() + JOURNAL_SYNCHRONIZE_TIMEOUT_SEC * 1000;
+	usec_t deadline = now_monotonic_usec() + JOURNAL_SYNCHRONIZE_TIMEOUT_SEC * USEC_PER_SEC;
 	const char *error;
 
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -200,12 +190,15 @@ int journal_synchronize(void)
 
 	while (len == 0 || buf[len - 1] != '\0') {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
+		usec_t now;
 		ssize_t n;
 		int k;
 
 		if (len == sizeof(buf))
 			return -EBADMSG;
-		k = poll(&p, 1, (int)MAX(deadline - monotonic_ms(), (int64_t)0));
+		now = now_monotonic_usec();
+		k = now >= deadline ? 0
+				    : poll(&p, 1, (int)((deadline - now + 999) / USEC_PER_MSEC));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)

@@ -42,7 +42,10 @@ static void archive_done(Archive *a)
 	sd_journal_close(a->journal_reader);
 	free(a->boots);
 	json_decref(a->summaries);
+	if (a->lock_fd >= 0)
+		close(a->lock_fd);
 	store_free(a->store);
+	store_free(a->other_store);
 	pstore_scan_free(a->scan);
 	if (a->pstore_fd >= 0)
 		close(a->pstore_fd);
@@ -340,15 +343,28 @@ static int archive_setup(Archive *a)
 	return 0;
 }
 
-/* Lists the records of pstore and groups them into crashes. Returns 0 if there is no pstore. */
-static int archive_scan(Archive *a)
+/* Opens pstore. Returns 0 if there is no pstore, or nothing in it. */
+static int archive_open_pstore(Archive *a)
 {
-	const PstoredConfig *config = a->config;
 	int r;
 
 	r = pstore_dir_open(a->pstore_dir, a->mount_pstore, &a->pstore_fd, &a->error);
 	if (r <= 0)
 		return r;
+	r = pstore_dir_has_entries(a->pstore_fd);
+	if (r < 0)
+		return log_error_errno_save(r, &a->error, "%s: cannot list records: %m",
+					    a->pstore_dir);
+	if (r == 0)
+		log_debug("%s: no records.", a->pstore_dir);
+	return r;
+}
+
+/* Lists the records of pstore and groups them into crashes. */
+static int archive_scan(Archive *a)
+{
+	const PstoredConfig *config = a->config;
+	int r;
 
 	(void)sd_notifyf(false, "STATUS=Reading %s", a->pstore_dir);
 	r = pstore_scan(a->pstore_fd, config->max_record_size, probe_record, NULL, &a->scan);
@@ -362,17 +378,28 @@ static int archive_scan(Archive *a)
 	for (size_t i = 0; i < a->scan->n_skipped; i++)
 		log_warning("%s/%s: %s, not a pstore record; skipped", a->pstore_dir,
 			    a->scan->skipped[i].name, a->scan->skipped[i].reason);
-	return 1;
+	return 0;
 }
 
-/* Opens (or creates) the store, if Storage= wants one. */
+/*
+ * Opens (or creates) the store, if Storage= wants one; else the store
+ * directory if there is one, for the run's lock and its record.
+ */
 static int archive_open_store(Archive *a)
 {
 	int r;
 
 	if (a->config->storage != PSTORED_STORAGE_BOTH &&
-	    a->config->storage != PSTORED_STORAGE_STORE)
+	    a->config->storage != PSTORED_STORAGE_STORE) {
+		r = store_open(a->store_dir, 0, &a->other_store);
+		if (r < 0 && r != -ENOENT)
+			log_warning_errno(r,
+					  "%s: cannot open the store directory to lock this run: "
+					  "%m; archiving unlocked (check the owner and access mode "
+					  "of the store, see pstored-store(5))",
+					  a->store_dir);
 		return 0;
+	}
 	r = store_open(a->store_dir, STORE_CREATE, &a->store);
 	if (r == -EPERM) {
 		a->store_failed = true;
@@ -393,6 +420,47 @@ static int archive_open_store(Archive *a)
 					    failure_hint(r, true) ? ": " : "",
 					    failure_hint(r, true) ?: "");
 	}
+	return 0;
+}
+
+/*
+ * Takes the store's lock of archive runs, waiting ARCHIVE_LOCK_TIMEOUT_SEC for
+ * another run to finish: two runs at once would read the same records and
+ * erase them under each other. Without a store directory (Storage=journal
+ * before there is one) there is nothing to lock.
+ */
+static int archive_lock(Archive *a)
+{
+	Store *s = a->store ?: a->other_store;
+	int r;
+
+	if (!s)
+		return 0;
+	r = store_lock_archive(s, 0);
+	if (r == -EWOULDBLOCK) {
+		log_info("%s/" STORE_ARCHIVE_LOCK_FILE ": another 'pstored archive' is running; "
+			 "waiting up to %d s for it to finish.",
+			 store_path(s), ARCHIVE_LOCK_TIMEOUT_SEC);
+		r = store_lock_archive(s, ARCHIVE_LOCK_TIMEOUT_SEC * USEC_PER_SEC);
+	}
+	if (r == -EWOULDBLOCK) {
+		a->lock_busy = true;
+		return log_error_errno_save(
+			r, &a->error,
+			"%s/" STORE_ARCHIVE_LOCK_FILE
+			": another 'pstored archive' has been running "
+			"for more than %d s; the records in %s are left to it: run 'pstored "
+			"archive' again once it has finished.",
+			store_path(s), ARCHIVE_LOCK_TIMEOUT_SEC, a->pstore_dir);
+	}
+	if (r < 0)
+		return log_error_errno_save(r, &a->error,
+					    "%s/" STORE_ARCHIVE_LOCK_FILE ": cannot lock the store "
+					    "for this run: %m; the records stay in %s%s%s.",
+					    store_path(s), a->pstore_dir,
+					    failure_hint(r, true) ? ": " : "",
+					    failure_hint(r, true) ?: "");
+	a->lock_fd = r;
 	return 0;
 }
 
@@ -432,16 +500,22 @@ static int archive_run(Archive *a)
 	r = archive_setup(a);
 	if (r < 0)
 		return r;
-	r = archive_scan(a);
+	r = archive_open_pstore(a);
 	if (r <= 0)
 		return r;
-	if (a->scan->n_crashes == 0) {
-		log_debug("%s: no records.", a->pstore_dir);
-		return 0;
-	}
 	r = archive_open_store(a);
 	if (r < 0)
 		return r;
+	r = archive_lock(a);
+	if (r < 0)
+		return r;
+	r = archive_scan(a);
+	if (r < 0)
+		return r;
+	if (a->scan->n_crashes == 0) {
+		log_debug("%s: no crashes.", a->pstore_dir);
+		return 0;
+	}
 	if (a->store)
 		vacuum_store(a);
 
@@ -475,7 +549,7 @@ static void archive_record_run(Archive *a, int result)
 {
 	_cleanup_(store_freep) Store *opened = NULL;
 	json_auto_t *run = NULL;
-	Store *s = a->store;
+	Store *s = a->store ?: a->other_store;
 	int r;
 
 	if (!s && a->store_failed)
@@ -524,11 +598,15 @@ int verb_archive(int argc, char *argv[])
 		.mount_pstore = !arg_pstore_dir,
 		.pstore_fd = -1,
 		.store_dir = arg_store_dir,
+		.lock_fd = -1,
 		.started_at = now_usec(),
 	};
 	int r;
 
 	r = archive_run(&a);
+	/* The run that holds the lock records its own run, and the metrics. */
+	if (a.lock_busy)
+		return PSTORED_EXIT_ARCHIVE_BUSY;
 	archive_record_run(&a, r);
 	archive_metrics_write(a.config, a.store_dir,
 			      &(ArchiveRunMetrics){

@@ -78,6 +78,9 @@ typedef struct Staged {
  */
 #define STAGED_MAX 128
 
+/* How long a run waits for another run on the same store to finish. */
+#define ARCHIVE_LOCK_TIMEOUT_SEC 30
+
 typedef struct Archive {
 	PstoredConfig *config;
 	const char *pstore_dir;
@@ -85,7 +88,10 @@ typedef struct Archive {
 	int pstore_fd;
 	const char *store_dir;
 	PstoreScan *scan;
-	Store *store;	   /* NULL unless Storage=both|store */
+	Store *store;	    /* NULL unless Storage=both|store */
+	Store *other_store; /* Storage=journal|none: the store directory, if any, for lock and record */
+	int lock_fd;	    /* the store's lock of archive runs (store_lock_archive()) */
+	bool lock_busy;	    /* another run held it for ARCHIVE_LOCK_TIMEOUT_SEC */
 	json_t *summaries; /* of the store after the run, NULL until listed */
 	bool store_failed; /* could not be opened: nowhere to record the run */
 	bool journal;

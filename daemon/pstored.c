@@ -149,5 +149,5 @@ int pstored_main(int argc, char *argv[], const Verb *verbs, size_t n_verbs)
 	if (r <= 0)
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	r = run_verb(argc - optind, argv + optind, verbs, n_verbs);
-	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	return r < 0 ? EXIT_FAILURE : r;
 }

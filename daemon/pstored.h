@@ -26,6 +26,12 @@ extern char **pstored_argv;	/* the whole command line, as main() got it */
 /* Parses the options, runs the verb; returns the exit status. */
 int pstored_main(int argc, char *argv[], const Verb *verbs, size_t n_verbs);
 
+/*
+ * A verb returns a negative errno on failure (exit status 1), 0 on success, or
+ * one of these exit statuses, each in pstored(8), EXIT STATUS.
+ */
+#define PSTORED_EXIT_ARCHIVE_BUSY 75 /* EX_TEMPFAIL: another archive run holds the store */
+
 int verb_archive(int argc, char *argv[]);
 int verb_upload(int argc, char *argv[]);
 int verb_verify_config(int argc, char *argv[]);

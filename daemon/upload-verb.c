@@ -45,10 +45,10 @@ static int upload_pass(const PstoredConfig *config, json_t *failures)
 	if (r < 0)
 		return r;
 
-	log_info("Upload: %u sent, %u deferred, %u failed, %u not due yet, over %ld "
-		 "connection%s.",
-		 sum.sent, sum.deferred, sum.failed, sum.not_due, sum.connections,
-		 sum.connections == 1 ? "" : "s");
+	log_info("Upload: %u sent, %u deferred, %u failed, %u not due yet, %u failed before for "
+		 "this configuration, over %ld connection%s.",
+		 sum.sent, sum.deferred, sum.failed, sum.not_due, sum.failed_before,
+		 sum.connections, sum.connections == 1 ? "" : "s");
 	/*
 	 * A target disabled by a mistake in its section sends nothing, ever: the
 	 * unit fails so that someone looks, as it does when a send fails.

@@ -5,8 +5,8 @@
  * What the parts of the analysis share: a log is an array of Lines (pointers into the log or into
  * a buffer of joined lines, never copies), each without its prefixes (lines.c); each line is
  * classified as the start of an Event or not (events.c); the lines of the report chosen as the
- * cause (report.c) are read for the faulting function and the call trace (frames.c) and for the
- * task, taint and kernel version (task.c); signature.c hashes the result.
+ * cause (report.c) are read for the faulting function (symbols.c), the call trace (trace.c) and
+ * the task, taint and kernel version (task.c); signature.c hashes the result.
  *
  * Every helper works on a Line with fixed prefixes and substrings (memmem()), never regular
  * expressions, and moves forward: hostile input costs time linear in its length.
@@ -22,6 +22,8 @@
 
 /* The first line of a panic. */
 #define PANIC_TEXT "Kernel panic - not syncing"
+/* The line that ends a report: "---[ end trace 0000000000000000 ]---" */
+#define END_MARKER "---[ end "
 
 /* How far after its first line a report is looked at. */
 #define REPORT_LINES_MAX 512
@@ -31,6 +33,10 @@
 typedef struct Line {
 	const char *s;
 	size_t len;
+	/* no prefix was removed from it: in a log whose lines have one, not the kernel's */
+	bool bare;
+	/* its text was joined to the line before (join_wrapped_lines()), and it is empty */
+	bool continued;
 } Line;
 
 typedef enum Event {
@@ -126,6 +132,9 @@ static inline size_t skip_blanks(const Line *l, size_t i)
  */
 typedef struct LogHas {
 	bool soft_lockup, hard_lockup, mce;
+	/* most lines have a prefix: those that have none were written by another program into the
+	 * same console (systemd's "[  OK  ] Started ...", KUnit's "    ok 17 ...") */
+	bool prefixed;
 } LogHas;
 
 /* What one pass over the log finds: the first line of each event, and lines to fall back on. */
@@ -138,7 +147,7 @@ typedef struct LogScan {
 } LogScan;
 
 /* lines.c: the log's lines, without prefixes, wrapped lines joined. */
-int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n);
+int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *ret_prefixed);
 int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf);
 
 /* events.c: what a line reports. */
@@ -147,19 +156,25 @@ bool log_contains(const char *log, size_t len, const char *text);
 Event classify_in(const Line *l, const LogHas *has);
 Event classify(const Line *l);
 Event panic_cause(const Line *l);
+Line event_headline(const Line *l);
 bool panic_on_task_exit(const Line *l);
 const char *event_reason(Event e);
 
-/* frames.c: instruction pointers and call trace frames of each architecture. */
+/* symbols.c: frames and instruction pointers as each architecture and era prints them. */
 bool parse_symbol(const Line *l, Symbol *ret);
+size_t parse_brace_symbol(const Line *l, size_t i, Symbol *ret);
 bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller);
 bool parse_ip_line(const Line *l, Symbol *ret);
-size_t trace_header_len(const Line *l);
-int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_t end,
-			Symbol *ret_first, bool *ret_have_first);
 bool parse_message_symbol(const Line *l, Symbol *ret);
 bool parse_warning_symbol(const Line *l, Symbol *ret);
+
+/* trace.c: the frames of a call trace. */
+size_t trace_header_len(const Line *l);
+int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_t end,
+			bool skip_bare, Symbol *ret_first, bool *ret_have_first);
 bool is_sanitizer_helper(const Line *name);
+bool is_irq_entry(const Line *name);
+size_t trace_after_irq_entry(const Line *lines, size_t start, size_t end);
 
 /* task.c: the task, its taint and the kernel version. */
 bool is_task_line(const Line *l);
@@ -169,6 +184,7 @@ int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_task, boo
 int analysis_read_event_task(DmesgAnalysis *a, Event kind, const Line *l);
 int analysis_read_task_dump(DmesgAnalysis *a, const Line *l);
 int analysis_read_by_task(DmesgAnalysis *a, const Line *l);
+int analysis_read_process_line(DmesgAnalysis *a, const Line *l);
 int line_number_after(const Line *l, const char *prefix);
 int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *report_line,
 			    const Line *hardware_line);

@@ -9,7 +9,8 @@
 
 /*
  * dmesg_analyse(): the lines of the log (lines.c), the report of the cause among them (report.c),
- * read for where it happened (frames.c) and who ran (task.c), and its signature (signature.c).
+ * read for where it happened (symbols.c, trace.c) and who ran (task.c), and its signature
+ * (signature.c).
  *
  * The kernel's report formats, as printed by:
  *
@@ -103,6 +104,7 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	_cleanup_free_ Line *lines = NULL;
 	_cleanup_free_ char *joined = NULL;
 	LogHas has;
+	bool prefixed;
 	size_t n;
 	int r;
 
@@ -114,7 +116,7 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	if (!a->call_trace)
 		return -ENOMEM;
 
-	r = split_lines(log, len, &lines, &n);
+	r = split_lines(log, len, &lines, &n, &prefixed);
 	if (r < 0)
 		return r;
 	/* quoted-printable: "=3D" for '=', "=20" for a blank at the end of a line */
@@ -123,6 +125,7 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	if (r < 0)
 		return r;
 	has = log_has(log, len);
+	has.prefixed = prefixed;
 	r = analyse_lines(a, lines, n, &has);
 	if (r < 0)
 		return r;

@@ -94,13 +94,16 @@ Event classify_in(const Line *l, const LogHas *has)
 		return EVENT_NONE;
 	/* arm64_serror_panic(): the registers, then "Kernel panic - not syncing: Asynchronous
 	 * SError Interrupt" */
-	if (has_prefix(l, PANIC_TEXT) || has_prefix(l, "SError Interrupt on CPU"))
+	/* a log that keeps only the end of a panic: "---[ end Kernel panic - not syncing: Out of
+	 * memory ... ]---" */
+	if (has_prefix(l, PANIC_TEXT) || has_prefix(l, "SError Interrupt on CPU") ||
+	    has_prefix(l, END_MARKER PANIC_TEXT))
 		return EVENT_PANIC;
 	if (has->soft_lockup && line_find(l, SOFT_LOCKUP_TEXT))
 		return EVENT_SOFT_LOCKUP;
 	if (has->hard_lockup &&
 	    (line_find(l, HARD_LOCKUP_TEXT) || line_find(l, HARD_LOCKUP_TEXT2)) &&
-	    !has_prefix(l, "---[ end "))
+	    !has_prefix(l, END_MARKER))
 		return EVENT_HARD_LOCKUP;
 	if (has_prefix(l, "INFO: task ") && line_find(l, " blocked for more than "))
 		return EVENT_HUNG_TASK;
@@ -152,7 +155,8 @@ Event panic_cause(const Line *l)
 	if (line_find(l, "panic_on_warn"))
 		return EVENT_WARNING;
 	/* __schedule_bug() with panic_on_warn, after "BUG: scheduling while atomic: ..." */
-	if (line_find(l, "Fatal exception") || line_find(l, "scheduling while atomic"))
+	if (line_find(l, "Fatal exception") || line_find(l, "scheduling while atomic") ||
+	    line_find(l, "not syncing: Oops")) /* 2.6 */
 		return EVENT_OOPS;
 	return EVENT_PANIC;
 }
@@ -170,4 +174,17 @@ bool panic_on_task_exit(const Line *l)
 {
 	return line_find(l, "Attempted to kill the idle task") ||
 	       line_find(l, "Attempted to kill init");
+}
+
+/* The text of a report's first line: without "---[ end " and " ]---" when it is an end marker. */
+Line event_headline(const Line *l)
+{
+	Line h = *l;
+
+	if (!has_prefix(&h, END_MARKER))
+		return h;
+	h = line_after(&h, strlen(END_MARKER));
+	if (h.len >= 5 && memcmp(h.s + h.len - 5, " ]---", 5) == 0)
+		h.len -= 5;
+	return h;
 }

@@ -274,23 +274,37 @@ static void line_strip_learned_prefix(const PrefixShapes *shapes, Line *l)
 	}
 }
 
+/*
+ * In a mail that quotes the log ("> [  291.2] ...", "> >> "), the quote marks of the lines that
+ * have no time: the rest of a line the mail client wrapped.
+ */
+static void line_unquote(Line *l)
+{
+	size_t i = 0;
+
+	while (i < l->len && (l->s[i] == '>' || is_blank(l->s[i])))
+		i++;
+	if (i > 0 && l->s[0] == '>')
+		*l = line_after(l, i);
+}
+
 /* A panic glued to a shell prompt or output: "root@bmc:~# Kernel panic - not syncing: ...". */
 static void line_skip_to_panic(Line *l)
 {
 	const char *at;
 
-	if (has_prefix(l, PANIC_TEXT))
+	if (has_prefix(l, PANIC_TEXT) || has_prefix(l, END_MARKER))
 		return;
 	at = line_find(l, " " PANIC_TEXT);
 	if (at)
 		*l = line_after(l, (size_t)(at - l->s) + 1);
 }
 
-int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n)
+int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *ret_prefixed)
 {
-	size_t n = 0, allocated = 1, anchors = 0;
+	size_t n = 0, allocated = 1, anchors = 0, prefixed = 0, texts = 0;
 	PrefixShapes shapes = {};
-	bool glued;
+	bool glued, quoted = false;
 	Line *lines;
 
 	for (size_t i = 0; i < len; i++)
@@ -308,14 +322,25 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n)
 	for (size_t i = 0; i < n && anchors < PREFIX_ANCHOR_LINES_MAX; i++)
 		anchors += prefix_learn_line(&shapes, &lines[i]);
 	glued = log_contains(log, len, " " PANIC_TEXT);
+	for (size_t k = 0; k < shapes.n; k++)
+		quoted = quoted || shapes.shapes[k].s[0] == '>';
 	for (size_t i = 0; i < n; i++) {
+		Line raw = lines[i];
+
 		line_strip_learned_prefix(&shapes, &lines[i]);
 		line_strip_prefixes(&lines[i]);
+		if (quoted)
+			line_unquote(&lines[i]);
 		if (glued)
 			line_skip_to_panic(&lines[i]);
+		line_trim(&raw);
+		lines[i].bare = lines[i].s == raw.s;
+		texts += raw.len > 0;
+		prefixed += !lines[i].bare;
 	}
 	*ret = lines;
 	*ret_n = n;
+	*ret_prefixed = prefixed > texts / 2;
 	return 0;
 }
 
@@ -354,6 +379,32 @@ static bool is_wrapped_task_line(const Line *first, const Line *second)
 	return at < second->len && is_digit(second->s[at]);
 }
 
+/*
+ * A frame cut inside its offset and size: "intel_atomic_commit+0x338/0x" or "...+0x33", the
+ * rest ("380 [i915]", "8/0x380") on the next line.
+ */
+static bool is_cut_frame(const Line *l)
+{
+	const char *plus = l->len > 0 ? memrchr(l->s, '+', l->len) : NULL;
+	const char *slash;
+	Line rest;
+
+	if (!plus || memchr(plus, ' ', (size_t)(l->s + l->len - plus)))
+		return false;
+	rest = (Line){plus, (size_t)(l->s + l->len - plus)};
+	if (!has_prefix(&rest, "+0x"))
+		return false;
+	slash = memchr(rest.s, '/', rest.len);
+	if (!slash)
+		return true; /* "+0x33": the rest of the offset or the size on the next line */
+	return rest.s + rest.len - slash <= 3; /* "/", "/0", "/0x" */
+}
+
+static bool is_single_token(const Line *l)
+{
+	return l->len > 0 && !memchr(l->s, ' ', l->len);
+}
+
 /* How a line goes on in the next one, when a console, a mail client or a copy and paste
  * wrapped it. */
 typedef enum Wrap {
@@ -370,10 +421,17 @@ typedef enum Wrap {
  * function ("RIP: 0010:" and "func+0x2d6/0xbe0 [mod]"); and in a quoted-printable mail (qp), a
  * line that ends with '='.
  */
-static Wrap line_wrap(const Line *first, const Line *second, bool qp)
+static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool in_warning)
 {
 	if (second->len == 0)
 		return WRAP_NONE;
+	/* a WARNING without its function: "WARNING: CPU: 3 PID: 201 at", then
+	 * "drivers/gpu/drm/i915/display/intel_display.c:7104", then
+	 * "intel_atomic_commit_tail+0x13e2/0x1480 [i915]" */
+	if ((in_warning ? is_single_token(first) : has_prefix(first, "WARNING: CPU: ")) &&
+	    !line_find(first, "+0x") &&
+	    (is_single_token(second) || parse_symbol(second, &(Symbol){})))
+		return WRAP_BLANK;
 	if (qp && first->len > 0 && first->s[first->len - 1] == '=')
 		return WRAP_SOFT;
 	if (is_wrapped_task_line(first, second))
@@ -384,6 +442,8 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp)
 	if (has_prefix(first, "Oops: ") && !memmem(first->s, first->len, "[#", 2) &&
 	    line_find(second, " [#"))
 		return WRAP_BLANK;
+	if (is_cut_frame(first) && (is_hex(second->s[0]) || second->s[0] == '/'))
+		return WRAP_GLUE;
 	if (line_is(first, "RIP:") ||
 	    (has_prefix(first, "RIP: ") && first->len == 10 && first->s[first->len - 1] == ':'))
 		return parse_symbol(second, &(Symbol){}) ? WRAP_GLUE : WRAP_NONE;
@@ -393,7 +453,7 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp)
 /*
  * Joins the lines that a console, a mail client or a copy and paste wrapped, in a buffer of their
  * own (*ret_buf, NULL when there are none) that the joined lines point into; a joined line leaves
- * an empty one behind it.
+ * an empty one behind it, marked continued.
  */
 int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf)
 {
@@ -403,7 +463,9 @@ int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf)
 
 	*ret_buf = NULL;
 	for (size_t i = 0; i + 1 < n; i++) {
-		Wrap w = line_wrap(&lines[i], &lines[i + 1], qp);
+		bool in_warning = i > 0 && wraps && wraps[i - 1] != WRAP_NONE &&
+				  has_prefix(&lines[i - 1], "WARNING: ");
+		Wrap w = line_wrap(&lines[i], &lines[i + 1], qp, in_warning);
 
 		if (w == WRAP_NONE)
 			continue;
@@ -437,6 +499,7 @@ int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf)
 			memcpy(buf + o, lines[k + 1].s, lines[k + 1].len);
 			o += lines[k + 1].len;
 			lines[k + 1].len = 0;
+			lines[k + 1].continued = true;
 		}
 		lines[i] = (Line){joined, (size_t)(buf + o - joined)};
 		i = k;

@@ -15,6 +15,7 @@ typedef struct Report {
 	const Line *task_line;	    /* "CPU: 0 PID: 1 Comm: sh ..." */
 	const Line *task_dump_line; /* sched_show_task()'s, in an RCU stall */
 	const Line *by_task_line;   /* KASAN's "Read of size 1 at addr ... by task modprobe/590" */
+	const Line *process_line;   /* "Process sh (pid: 512, stack limit = 0xc79b02e8)" */
 	const Line *taint_line;
 	const Line *hardware_line;
 	Symbol ip;
@@ -36,6 +37,7 @@ typedef struct Report {
 static void report_scan(Report *r, const Line *lines, size_t start, size_t end, bool stalled)
 {
 	bool in_trace = false, after_irq = false;
+	size_t traces = 0;
 
 	for (size_t i = start; i < end; i++) {
 		const Line *l = &lines[i];
@@ -43,9 +45,11 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 		if (trace_header_len(l) > 0) {
 			in_trace = true;
 			after_irq = false;
-		} else if (has_prefix(l, "---[ end "))
+			traces++;
+		} else if (has_prefix(l, END_MARKER))
 			in_trace = false;
-		else if (in_trace && !after_irq &&
+		/* in the report's first trace: the others are other CPUs' */
+		else if (in_trace && !after_irq && traces == 1 &&
 			 (has_prefix(l, "</IRQ>") || has_prefix(l, "<EOI>"))) {
 			after_irq = true;
 			/* "<EOI>  [<ffffffff810e4299>] ? note_page+0x249/0xe90" before 4.9 */
@@ -58,6 +62,8 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 			r->task_dump_line = l;
 		if (!r->by_task_line && line_find(l, " by task "))
 			r->by_task_line = l;
+		if (!r->process_line && has_prefix(l, "Process ") && line_find(l, " (pid: "))
+			r->process_line = l;
 		if (!r->task_line && is_task_line(l))
 			r->task_line = l;
 		else if (!r->taint_line && is_taint_line(l))
@@ -89,7 +95,7 @@ static size_t report_end(const Line *lines, size_t n, size_t start)
 	for (size_t i = start + 1; i < max; i++) {
 		Event e;
 
-		if (has_prefix(&lines[i], "---[ end "))
+		if (has_prefix(&lines[i], END_MARKER))
 			return i;
 		e = classify(&lines[i]);
 		if (e == EVENT_NONE)
@@ -248,7 +254,7 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 	report_scan(report, lines, start, end, stalled);
 	/* A report cut short by the panic it caused ("panic_on_warn set ..."): the panic's own
 	 * dump shows the same task. */
-	if (end < n && classify(&lines[end]) == EVENT_PANIC)
+	if (end < n && classify(&lines[end]) == EVENT_PANIC && !has_prefix(&lines[end], END_MARKER))
 		report_scan(report, lines, end, report_end(lines, n, end), stalled);
 	/* A panic whose cause was cut off the start of the log ("Fatal exception"): what is left
 	 * of that report is before the panic line. */
@@ -270,6 +276,17 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 	} else if (stalled && report->after_irq_index > 0) {
 		report->trace_start = &lines[report->after_irq_index];
 		report->trace_index = report->after_irq_index;
+	} else if (stalled && report->trace_start) {
+		/* without markers (arm64, arm, riscv; x86 before 3.x): after the interrupt's entry
+		 * frame; an instruction pointer outside the trace is then the NMI's, which printed
+		 * it (arch_trigger_all_cpu_backtrace()) */
+		size_t after = trace_after_irq_entry(lines, report->trace_index, end);
+
+		if (after > 0) {
+			report->trace_start = &lines[after];
+			report->trace_index = after;
+			report->have_ip = false;
+		}
 	}
 	/* KFENCE and others print their frames without a header, after the first line */
 	if (!report->trace_start)
@@ -282,22 +299,24 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 }
 
 /*
- * A stack-protector panic that names its victim by address ("Kernel stack is corrupted in:
- * 802e62f8"): the victim is the function that called __stack_chk_fail().
+ * The function that called the frame named name, and its module: the victim of a
+ * stack-protector panic that names it by address (the caller of __stack_chk_fail()), the code
+ * that a sanitizer's check named in a report's first line was checking.
  */
-static int analysis_read_stack_protector_victim(DmesgAnalysis *a)
+static int analysis_read_caller_of(DmesgAnalysis *a, const Line *name)
 {
 	for (size_t i = 0; i + 1 < a->n_frames; i++) {
-		const DmesgFrame *victim = &a->frames[i + 1];
+		const DmesgFrame *caller = &a->frames[i + 1];
 		int r;
 
-		if (!streq(a->frames[i].function, "__stack_chk_fail"))
+		if (strlen(a->frames[i].function) != name->len ||
+		    memcmp(a->frames[i].function, name->s, name->len) != 0)
 			continue;
-		r = set_text(&a->function, victim->function, strlen(victim->function),
+		r = set_text(&a->function, caller->function, strlen(caller->function),
 			     NAME_MAX_LEN);
-		if (r < 0 || !victim->module)
+		if (r < 0 || !caller->module)
 			return r;
-		return set_text(&a->module, victim->module, strlen(victim->module), NAME_MAX_LEN);
+		return set_text(&a->module, caller->module, strlen(caller->module), NAME_MAX_LEN);
 	}
 	return 0;
 }
@@ -313,9 +332,14 @@ static int analysis_read_function(DmesgAnalysis *a, const Line *first_line, cons
 	Symbol sym = {};
 	int r;
 
-	if (!parse_message_symbol(first_line, &sym)) {
+	if (parse_message_symbol(first_line, &sym) && is_sanitizer_helper(&sym.name)) {
+		r = analysis_read_caller_of(a, &sym.name);
+		if (r < 0 || a->function)
+			return r;
+	} else if (sym.name.len == 0) {
 		if (line_find(first_line, "stack is corrupted in: "))
-			return analysis_read_stack_protector_victim(a);
+			return analysis_read_caller_of(
+				a, &(Line){"__stack_chk_fail", strlen("__stack_chk_fail")});
 		/* a sanitizer's check the CPU was in is not where the bug is */
 		if (report->have_ip && !(frame && is_sanitizer_helper(&report->ip.name)))
 			sym = report->ip;
@@ -349,14 +373,16 @@ static bool is_lockup_of_other_cpu(const Line *first_line, const Line *task_line
 
 /* What the report at start says: its message, task, trace, function, taint and hardware. */
 static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, size_t start,
-				Event kind, const Line **ret_hardware_line)
+				Event kind, const LogHas *has, const Line **ret_hardware_line)
 {
 	Report report = {};
 	Symbol frame = {};
+	Line headline;
 	bool have_frame = false;
 	int r;
 
-	r = set_text(&a->message, lines[start].s, lines[start].len, TEXT_MAX_LEN);
+	headline = event_headline(&lines[start]);
+	r = set_text(&a->message, headline.s, headline.len, TEXT_MAX_LEN);
 	if (r < 0)
 		return r;
 	r = analysis_read_event_task(a, classify(&lines[start]), &lines[start]);
@@ -364,7 +390,8 @@ static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, s
 		return r;
 	report_read(&report, lines, n, start, kind);
 	if (report.trace_start) {
-		r = analysis_read_trace(a, lines, report.trace_index, n, &frame, &have_frame);
+		r = analysis_read_trace(a, lines, report.trace_index, n, has->prefixed, &frame,
+					&have_frame);
 		if (r < 0)
 			return r;
 	}
@@ -387,6 +414,10 @@ static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, s
 			return r;
 	} else if (report.by_task_line) {
 		r = analysis_read_by_task(a, report.by_task_line);
+		if (r < 0)
+			return r;
+	} else if (report.process_line) {
+		r = analysis_read_process_line(a, report.process_line);
 		if (r < 0)
 			return r;
 	}
@@ -415,7 +446,7 @@ int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const LogHas *h
 	if (!a->reason)
 		return -ENOMEM;
 	if (start < n) {
-		r = analysis_read_report(a, lines, n, start, kind, &hardware_line);
+		r = analysis_read_report(a, lines, n, start, kind, has, &hardware_line);
 		if (r < 0)
 			return r;
 	}

@@ -84,6 +84,8 @@ static const char *const generic_frames[] = {
 	"rwsem_down_write_failed",
 	"rwsem_down_write_slowpath",
 	"call_rwsem_down_write_failed",
+	"__down_read_common", /* 5.15 and later */
+	"__down_write_common",
 	"down_read",
 	"down_write",
 	"__mutex_lock",

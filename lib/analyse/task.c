@@ -19,11 +19,12 @@ bool is_task_line(const Line *l)
 	       (has_prefix(l, "TASK = ") && line_find(l, "] '"));
 }
 
-/* powerpc's "REGS: cf9cfe40 TRAP: 0300 Not tainted (2.6.25-rc2)" */
+/* powerpc's "REGS: cf9cfe40 TRAP: 0300 Not tainted (2.6.25-rc2)", arm's and others' "CPU: 0
+ * Not tainted  (3.8.0-dirty #26)" before 3.x */
 bool is_taint_line(const Line *l)
 {
 	return has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ") ||
-	       (has_prefix(l, "REGS: ") &&
+	       ((has_prefix(l, "REGS: ") || (has_prefix(l, "CPU: ") && !line_find(l, " PID: "))) &&
 		(line_find(l, " Not tainted") || line_find(l, " Tainted:")));
 }
 
@@ -40,7 +41,7 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint)
 	size_t n = 0, i;
 	bool tainted;
 
-	if (has_prefix(line, "REGS: ") &&
+	if ((has_prefix(line, "REGS: ") || has_prefix(line, "CPU: ")) &&
 	    ((t = line_find(line, " Not tainted")) || (t = line_find(line, " Tainted:"))))
 		rest = (Line){t + 1, (size_t)(line->s + line->len - t - 1)};
 	if (has_prefix(l, "Not tainted"))
@@ -50,10 +51,11 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint)
 	else
 		return 0;
 
-	/* Taint columns are upper-case letters or blanks; the version starts with a digit, in
-	 * parentheses on powerpc. */
+	/* Taint columns are upper-case letters or blanks; the version starts with a digit (in
+	 * parentheses on powerpc and before 3.x) or, when it is not a number ("syzkaller"), with a
+	 * lower-case letter. */
 	for (; i < l->len && !is_digit(l->s[i]) && l->s[i] != '('; i++) {
-		if (!tainted)
+		if (!tainted || (l->s[i] >= 'a' && l->s[i] <= 'z'))
 			break;
 		if (l->s[i] >= 'A' && l->s[i] <= 'Z') {
 			if (n < sizeof(letters) - 1)
@@ -70,11 +72,15 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint)
 		if (!a->taint)
 			return -ENOMEM;
 	}
-	if (i < l->len && is_digit(l->s[i])) {
+	if (i < l->len && !is_blank(l->s[i])) {
 		size_t start = i;
 
 		while (i < l->len && !is_blank(l->s[i]) && l->s[i] != ')')
 			i++;
+		/* a release that is not a number is one when the build number follows: " #0" */
+		if (!is_digit(l->s[start]) && !(i + 2 < l->len && l->s[i] == ' ' &&
+						l->s[i + 1] == '#' && is_digit(l->s[i + 2])))
+			return 0;
 		return set_text(&a->kernel_version, l->s + start, i - start, NAME_MAX_LEN);
 	}
 	return 0;
@@ -285,8 +291,10 @@ int analysis_read_task_dump(DmesgAnalysis *a, const Line *l)
 		if (!state)
 			return 0;
 		a->pid = line_number_after(l, " pid:");
-		a->comm = text_dup(l->s + strlen("task:"), (size_t)(state - l->s) - strlen("task:"),
-				   NAME_MAX_LEN);
+		Line comm = {l->s + strlen("task:"), (size_t)(state - l->s) - strlen("task:")};
+
+		line_trim(&comm); /* "task:kworker/2:1     state:R" */
+		a->comm = text_dup(comm.s, comm.len, NAME_MAX_LEN);
 		return a->comm ? 0 : -ENOMEM;
 	}
 	while (comm_end < l->len && !is_blank(l->s[comm_end]))
@@ -316,4 +324,21 @@ int analysis_read_by_task(DmesgAnalysis *a, const Line *l)
 	for (end = start; end < l->len && !is_blank(l->s[end]);)
 		end++;
 	return analysis_read_comm_pid(a, l->s + start, end - start, '/');
+}
+
+/* "Process sh (pid: 512, stack limit = 0xc79b02e8)": the task that die() killed, arm and i386 */
+int analysis_read_process_line(DmesgAnalysis *a, const Line *l)
+{
+	const char *open = line_find(l, " (pid: ");
+	size_t start, end;
+
+	if (a->comm || !open || !has_prefix(l, "Process "))
+		return 0;
+	start = (size_t)(open - l->s) + strlen(" (pid: ");
+	for (end = start; end < l->len && is_digit(l->s[end]);)
+		end++;
+	a->pid = parse_pid(l->s + start, end - start);
+	a->comm = text_dup(l->s + strlen("Process "), (size_t)(open - l->s) - strlen("Process "),
+			   NAME_MAX_LEN);
+	return a->comm ? 0 : -ENOMEM;
 }

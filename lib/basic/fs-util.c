@@ -3,11 +3,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs-util.h"
@@ -208,23 +213,41 @@ int write_file_at_nosync(int dir_fd, const char *name, int flags, mode_t mode, c
 	return write_file(dir_fd, name, flags, mode, buf, len, false);
 }
 
+/*
+ * A name for a temporary file next to name: ".#", name and 16 hex digits, as
+ * systemd's tempfn_random() makes them, so that two writers of name at once
+ * never share one. Unique enough with O_EXCL, which retries on a collision:
+ * not a secret, so without entropy at boot, the pid and the clock serve.
+ */
+static int tmp_name_random(const char *name, char ret[static NAME_MAX + 1])
+{
+	struct timespec ts;
+	uint64_t rnd;
+
+	if (getrandom(&rnd, sizeof(rnd), GRND_INSECURE) != (ssize_t)sizeof(rnd) &&
+	    getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		rnd = ((uint64_t)getpid() << 40) ^ ((uint64_t)ts.tv_sec << 30) ^
+		      (uint64_t)ts.tv_nsec;
+	}
+	if ((size_t)snprintf(ret, NAME_MAX + 1, ".#%s%016" PRIx64, name, rnd) > NAME_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 static int write_file_atomic(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len,
 			     bool sync)
 {
 	char tmp[NAME_MAX + 1];
 	int r;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-
-	/* A name.tmp already there is a leftover of a killed writer, or anything else
-	 * (a FIFO would block an open for writing): created anew, never opened. */
-	r = write_file(dir_fd, tmp, O_EXCL, mode, buf, len, sync);
-	if (r == -EEXIST) {
-		if (unlinkat(dir_fd, tmp, 0) < 0)
-			return -errno;
+	/* Created anew, never opened: whatever is there (a FIFO would block an open for writing). */
+	do {
+		r = tmp_name_random(name, tmp);
+		if (r < 0)
+			return r;
 		r = write_file(dir_fd, tmp, O_EXCL, mode, buf, len, sync);
-	}
+	} while (r == -EEXIST);
 	if (r < 0)
 		goto fail;
 	if (renameat(dir_fd, tmp, dir_fd, name) < 0) {

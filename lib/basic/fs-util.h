@@ -67,10 +67,11 @@ int write_file_at_nosync(int dir_fd, const char *name, int flags, mode_t mode, c
 			 size_t len);
 
 /*
- * Replaces dir_fd/name atomically: writes name.tmp with the permission bits
- * mode, fsyncs it, renames it over name and fsyncs the directory. Whatever is
- * at name.tmp already (a file left by a killed writer, a FIFO) is removed
- * first, never opened.
+ * Replaces dir_fd/name atomically: writes a new file of a unique name,
+ * .#name and 16 random hex digits, with the permission bits mode, fsyncs it,
+ * renames it over name and fsyncs the directory. Writers at once each write
+ * their own file; the last rename wins. A writer killed before its rename
+ * leaves its file behind.
  */
 int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len);
 /*

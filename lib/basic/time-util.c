@@ -17,13 +17,23 @@ static bool is_space(char c)
 	return c != '\0' && strchr(WHITESPACE, c);
 }
 
-usec_t now_usec(void)
+static usec_t now_clock_usec(clockid_t clock)
 {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+	if (clock_gettime(clock, &ts) < 0)
 		return 0;
 	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
+}
+
+usec_t now_usec(void)
+{
+	return now_clock_usec(CLOCK_REALTIME);
+}
+
+usec_t now_monotonic_usec(void)
+{
+	return now_clock_usec(CLOCK_MONOTONIC);
 }
 
 /* Unit names as systemd.time(7) lists them; "M" (month) and "m" (minute) differ by case. */

@@ -29,6 +29,8 @@ typedef uint64_t usec_t;
 
 /* Current CLOCK_REALTIME in microseconds. */
 usec_t now_usec(void);
+/* Current CLOCK_MONOTONIC in microseconds, for deadlines. */
+usec_t now_monotonic_usec(void);
 
 /*
  * Parses a time span: one or more "<number>[<unit>]" terms, optionally

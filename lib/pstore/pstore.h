@@ -158,8 +158,8 @@ int pstore_record_read(int dir_fd, const PstoreRecord *r, size_t max, char **ret
  * Reads at most size bytes from the start of a record into buf, checked as
  * pstore_record_read() checks it (so also -EFBIG past max bytes).
  */
-int pstore_record_read_head(int dir_fd, const PstoreRecord *r, size_t max, char *buf,
-			    size_t size, size_t *ret_len);
+int pstore_record_read_head(int dir_fd, const PstoreRecord *r, size_t max, char *buf, size_t size,
+			    size_t *ret_len);
 
 /*
  * Inflates an .enc.z record's bytes: 0 and all of them, or 1 and the first max
@@ -188,6 +188,8 @@ typedef void (*PstoreProbe)(PstoreRecord *r, const char *buf, size_t len, int er
  * max_record gets error -EFBIG. No crashes yet: see pstore_group().
  */
 int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata, PstoreScan **ret);
+/* 1 if the directory has an entry but . and .., 0 if not: without listing it. */
+int pstore_dir_has_entries(int dir_fd);
 PstoreScan *pstore_scan_free(PstoreScan *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PstoreScan *, pstore_scan_free);
 

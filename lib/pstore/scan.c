@@ -197,3 +197,21 @@ int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata
 	*ret = TAKE_PTR(s);
 	return 0;
 }
+
+int pstore_dir_has_entries(int dir_fd)
+{
+	struct dirent *de;
+	DIR *d;
+	int r;
+
+	r = opendir_at(dir_fd, ".", 0, &d);
+	if (r < 0)
+		return r;
+	r = 0;
+	FOREACH_DIRENT(de, d, r = -errno) {
+		r = 1;
+		break;
+	}
+	closedir(d);
+	return r;
+}

@@ -13,10 +13,12 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
 
 #include "fs-util.h"
+#include "time-util.h"
 #include "store-internal.h"
 
 #define DELETED_PREFIX ".deleted-"
@@ -79,6 +81,30 @@ int store_lock(Store *s, bool wait)
 	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
 		if (errno != EINTR)
 			return -errno;
+	}
+	return TAKE_FD(fd);
+}
+
+int store_lock_archive(Store *s, usec_t timeout)
+{
+	/* How often a waiting run tries again: flock(2) itself has no timeout. */
+	const struct timespec pause = {.tv_nsec = 50 * 1000 * 1000};
+	usec_t deadline = now_monotonic_usec() + timeout;
+	_cleanup_close_ int fd = -1;
+
+	if (s->flags & STORE_READONLY)
+		return -EROFS;
+	fd = open_create_at(s->dir_fd, STORE_ARCHIVE_LOCK_FILE, 0, 0600);
+	if (fd < 0)
+		return fd;
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK)
+			return -errno;
+		if (now_monotonic_usec() >= deadline)
+			return -EWOULDBLOCK;
+		(void)nanosleep(&pause, NULL);
 	}
 	return TAKE_FD(fd);
 }

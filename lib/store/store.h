@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "macro.h"
+#include "time-util.h"
 
 #define STORE_SCHEMA_VERSION 1
 #define STORE_CRASH_ID_LEN 36 /* UUID text form */
@@ -120,7 +121,9 @@ const char *store_upload_state_for(json_t *crash, const char *target);
 
 /*
  * Finds the crash whose id starts with prefix (at least one character,
- * case-insensitive). -ENOENT if none, -ENOTUNIQ if several: then
+ * case-insensitive). -EINVAL if prefix cannot start a crash id (empty,
+ * longer than one, or with other than hex digits and dashes), -ENOENT if
+ * no crash has it, -ENOTUNIQ if several: then
  * *ret_matches (if not NULL) gets their summaries. On success *ret_matches
  * gets the one summary.
  */
@@ -139,6 +142,16 @@ int store_delete_crash(Store *s, const char *id);
  * index keeps its stamp if it had one.
  */
 int store_write_file(Store *s, const char *name, const void *buf, size_t len);
+/*
+ * The lock of 'pstored archive' runs on this store, so that one run at a time
+ * reads pstore, archives and erases: an flock(2) of <store>/STORE_ARCHIVE_LOCK_FILE,
+ * created if missing, held until the returned fd is closed. Apart from the
+ * write lock, which the run takes for each change like any other writer.
+ * Waits up to timeout µs for another run to let go (0: not at all), then
+ * returns -EWOULDBLOCK.
+ */
+#define STORE_ARCHIVE_LOCK_FILE ".archive-lock"
+int store_lock_archive(Store *s, usec_t timeout);
 /* True if the crash exists, whole, in the store. */
 bool store_has_crash(Store *s, const char *id);
 /* "<store>/<id>/<file>", or the crash directory when file is NULL. */

@@ -32,6 +32,7 @@
 #include "macro.h"
 #include "policy.h"
 #include "redact.h"
+#include "sha256-util.h"
 #include "store/store.h"
 #include "time-util.h"
 #include "upload.h"
@@ -50,7 +51,10 @@ typedef struct TargetRun {
 	const UploadOptions *o; /* for upload_log() */
 	UploadHttp *http;
 	UploadRedactor *redactor; /* NULL with Redact=no */
+	char *url;		  /* URL=, or for journal-remote where it sends (url.h) */
 	char *masked_url;
+	/* What a refusal for the target's configuration is recorded with (target_fingerprint()). */
+	char fingerprint[SHA256_HEX_SIZE];
 	UploadQuota quota;
 	usec_t throttled_until;
 	char **due; /* crash ids, oldest first */
@@ -90,6 +94,7 @@ static void target_run_done(TargetRun *t)
 {
 	upload_http_free(t->http);
 	upload_redactor_free(t->redactor);
+	free(t->url);
 	free(t->masked_url);
 	for (size_t i = 0; i < t->n_due; i++)
 		free(t->due[i]);
@@ -131,6 +136,44 @@ static int read_token(const UploadOptions *o, const PstoredTarget *cfg, char **r
 	return 0;
 }
 
+static const char *target_method(const TargetRun *t)
+{
+	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE || t->cfg->method == PSTORED_HTTP_POST)
+		return "POST";
+	return "PUT";
+}
+
+/*
+ * What the collector judges a request by, besides the document: the URL, the method and the
+ * credentials (the token itself, and the client certificate's files). A crash the collector
+ * refused for one of them (a 4xx but 408 and 429: a wrong path, a missing scope) is recorded
+ * with this, and is tried again once it changes. Hashed together, the token cannot be read
+ * back from crash.json.
+ */
+static void target_fingerprint(const TargetRun *t, const char *token,
+			       char ret[static SHA256_HEX_SIZE])
+{
+	const char *const parts[] = {
+		pstored_target_type_to_string(t->cfg->type),
+		t->url,
+		target_method(t),
+		t->cfg->client_certificate ?: "",
+		t->cfg->client_key ?: "",
+		token ?: "",
+	};
+	uint8_t digest[SHA256_DIGEST_SIZE];
+	Sha256 s;
+
+	sha256_init(&s);
+	/* Each part with its NUL, so that no two lists of parts hash alike. */
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		sha256_update(&s, parts[i], strlen(parts[i]) + 1);
+	sha256_finish(&s, digest);
+	for (size_t i = 0; i < SHA256_DIGEST_SIZE; i++)
+		sprintf(ret + 2 * i, "%02x", digest[i]);
+	explicit_bzero(&s, sizeof(s));
+}
+
 static int target_run_init(TargetRun *t, const PstoredTarget *cfg, const HostFacts *host,
 			   const UploadOptions *o)
 {
@@ -139,8 +182,13 @@ static int target_run_init(TargetRun *t, const PstoredTarget *cfg, const HostFac
 
 	t->cfg = cfg;
 	t->o = o;
-	r = upload_url_mask(cfg->url, &t->masked_url);
-	if (r < 0)
+	if (cfg->type == PSTORED_TARGET_JOURNAL_REMOTE)
+		r = upload_journal_remote_url(cfg->url, &t->url);
+	else
+		r = (t->url = strdup(cfg->url)) ? 0 : -ENOMEM;
+	if (r == -EINVAL)
+		return upload_log(o, LOG_ERR, r, "[Target.%s] URL= is not a URL.", cfg->name);
+	if (r < 0 || upload_url_mask(t->url, &t->masked_url) < 0)
 		return upload_oom(o);
 
 	if (cfg->token_file) {
@@ -148,6 +196,7 @@ static int target_run_init(TargetRun *t, const PstoredTarget *cfg, const HostFac
 		if (r < 0)
 			return r;
 	}
+	target_fingerprint(t, token, t->fingerprint);
 
 	UploadHttpOptions http = {
 		.ca_file = cfg->ca_file,
@@ -198,7 +247,7 @@ static uint64_t state_uint(json_t *state, const char *key)
  * Retry-After, and queue it when it is due.
  */
 static int consider_crash(TargetRun *t, const UploadOptions *o, json_t *crash, usec_t now,
-			  unsigned *not_due)
+			  UploadSummary *sum)
 {
 	const char *id = json_string_value(json_object_get(crash, "id"));
 	json_t *state = json_object_get(json_object_get(crash, "upload"), t->cfg->name);
@@ -213,10 +262,16 @@ static int consider_crash(TargetRun *t, const UploadOptions *o, json_t *crash, u
 
 	if (!id || !id_is_selected(o, id))
 		return 0;
+	/* Refused for a configuration that has changed since: due again, as if pending. */
+	if (streq(s, "failed") && json_is_string(json_object_get(state, "config")) &&
+	    !streq(json_string_value(json_object_get(state, "config")), t->fingerprint))
+		s = "pending";
+	if (!o->force && streq(s, "failed"))
+		sum->failed_before++;
 	if (!o->force && !streq(s, "pending"))
 		return 0;
 	if (!o->force && !o->now && state_uint(state, "next_attempt") > now) {
-		(*not_due)++;
+		sum->not_due++;
 		return 0;
 	}
 
@@ -420,23 +475,16 @@ static int target_url(TargetRun *t, const HostFacts *host, json_t *crash, const 
 	int r;
 
 	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE) {
-		*ret = strdup(t->cfg->url);
+		*ret = strdup(t->url);
 		return *ret ? 0 : upload_oom(t->o);
 	}
-	r = upload_url_expand(t->cfg->url, &v, ret);
+	r = upload_url_expand(t->url, &v, ret);
 	if (r == -EINVAL)
 		return upload_log(t->o, LOG_ERR, r,
 				  "[Target.%s] URL=%s: unknown {placeholder} (use {id}, "
 				  "{hostname}, {machine_id}).",
 				  t->cfg->name, t->masked_url);
 	return r < 0 ? upload_oom(t->o) : 0;
-}
-
-static const char *target_method(const TargetRun *t)
-{
-	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE || t->cfg->method == PSTORED_HTTP_POST)
-		return "POST";
-	return "PUT";
 }
 
 /* The crash's new upload state after the collector's answer (or a network error). */
@@ -457,9 +505,9 @@ static json_t *state_after_answer(TargetRun *t, const UploadHttpResponse *resp, 
 				 (json_int_t)len, "status", (int)resp->status);
 	case UPLOAD_FAILED:
 		res->result = UPLOAD_RESULT_FAILED;
-		return json_pack("{s:s, s:I, s:s, s:i}", "state", "failed", "attempts",
+		return json_pack("{s:s, s:I, s:s, s:i, s:s}", "state", "failed", "attempts",
 				 (json_int_t)attempts, "last_error", res->message, "status",
-				 (int)resp->status);
+				 (int)resp->status, "config", t->fingerprint);
 	case UPLOAD_THROTTLED:
 	case UPLOAD_RETRY:
 		next = upload_next_attempt(now, attempts, resp->retry_after_usec);
@@ -691,7 +739,7 @@ static int upload_pass_add_targets(UploadPass *p, const UploadOptions *o)
 }
 
 /* The first pass over the store (consider_crash()), for every target at once. */
-static int upload_pass_queue(UploadPass *p, const UploadOptions *o, unsigned *not_due)
+static int upload_pass_queue(UploadPass *p, const UploadOptions *o, UploadSummary *sum)
 {
 	json_auto_t *list = NULL;
 	json_t *summary;
@@ -721,7 +769,7 @@ static int upload_pass_queue(UploadPass *p, const UploadOptions *o, unsigned *no
 			continue;
 		}
 		for (size_t k = 0; k < p->n_runs; k++)
-			if (consider_crash(&p->runs[k], o, crash, now, not_due) < 0)
+			if (consider_crash(&p->runs[k], o, crash, now, sum) < 0)
 				return upload_oom(o);
 	}
 	return 0;
@@ -745,7 +793,7 @@ static int upload_pass(const UploadOptions *o, UploadSummary *ret)
 	r = upload_pass_add_targets(&p, o);
 	if (r < 0)
 		return r;
-	r = upload_pass_queue(&p, o, &sum.not_due);
+	r = upload_pass_queue(&p, o, &sum);
 	if (r < 0)
 		return r;
 

@@ -8,10 +8,14 @@
  *
  *	"upload": {"NAME": {"state": "pending|sent|failed", "attempts": N,
  *	                    "next_attempt": T, "last_error": "...", "sent_at": T,
- *	                    "bytes": B, "status": HTTP status, "throttled_until": T}}
+ *	                    "bytes": B, "status": HTTP status, "throttled_until": T,
+ *	                    "config": "SHA-256"}}
  *
  * (times in microseconds). A crash without an entry for a target is
- * pending for it. "pstored upload" (the timer) sends what is due;
+ * pending for it. A crash the collector refused (a 4xx other than 408 and
+ * 429) is failed with a hash of what the collector judged the request by
+ * ("config": the URL, the method, the credentials): when they change, it is
+ * due again. "pstored upload" (the timer) sends what is due;
  * "pstorectl upload" sends now, ignoring the backoff wait.
  */
 
@@ -69,6 +73,8 @@ typedef struct UploadOptions {
 typedef struct UploadSummary {
 	unsigned sent, deferred, failed;
 	unsigned not_due; /* waiting for their backoff, throttling or the daily limit */
+	/* Refused before for the target's configuration as it still is: only --force sends them. */
+	unsigned failed_before;
 	long connections; /* TCP/TLS connections opened, all targets */
 } UploadSummary;
 

@@ -63,6 +63,40 @@ int upload_url_expand(const char *template, const UploadUrlValues *v, char **ret
 	return 0;
 }
 
+int upload_journal_remote_url(const char *url, char **ret)
+{
+	CURLU *u = curl_url();
+	char *port = NULL, *path = NULL, *full = NULL;
+	CURLUcode c;
+
+	if (!u)
+		return -ENOMEM;
+	c = curl_url_set(u, CURLUPART_URL, url, 0);
+	if (c == CURLUE_OK) {
+		/* Without CURLU_DEFAULT_PORT: the port the URL names, or none. */
+		if (curl_url_get(u, CURLUPART_PORT, &port, 0) == CURLUE_NO_PORT)
+			c = curl_url_set(u, CURLUPART_PORT, JOURNAL_REMOTE_PORT, 0);
+	}
+	if (c == CURLUE_OK) {
+		c = curl_url_get(u, CURLUPART_PATH, &path, 0);
+		if (c == CURLUE_OK && streq(path, "/"))
+			c = curl_url_set(u, CURLUPART_PATH, JOURNAL_REMOTE_PATH, 0);
+	}
+	if (c == CURLUE_OK)
+		c = curl_url_get(u, CURLUPART_URL, &full, 0);
+	curl_free(port);
+	curl_free(path);
+	curl_url_cleanup(u);
+
+	if (c == CURLUE_OUT_OF_MEMORY)
+		return -ENOMEM;
+	if (c != CURLUE_OK)
+		return -EINVAL;
+	*ret = strdup(full);
+	curl_free(full);
+	return *ret ? 0 : -ENOMEM;
+}
+
 int upload_url_mask(const char *url, char **ret)
 {
 	CURLU *u = curl_url();

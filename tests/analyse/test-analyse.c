@@ -274,6 +274,16 @@ Test(analyse, long_and_hostile_lines)
 		" Tainted: ",
 		"[",
 		"INFO: task ",
+		"<ffffffff80123456>{:m:f+44} ",
+		"=\n",
+		"> >> [ 1.2] ",
+		"---[ end Kernel panic - not syncing: ",
+		"epc : ",
+		"task:",
+		" by task ",
+		"f (a.c:1 (b 2)) m\n",
+		"CPU: 0 PID: 1 Comm: x Not tainted\n",
+		"f+0x1/0x",
 	};
 	_cleanup_free_ char *log = NULL;
 	size_t size = 1 << 20, len = 0;

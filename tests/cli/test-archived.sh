@@ -45,10 +45,13 @@ mapfile -t ids < <(find "$store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -p
 n=${#ids[@]}
 check "the archiver stored crashes" test "$n" -ge 4
 
-# pstored-store(5): the store directory 0700, below it directories 0750 and files 0640.
+# pstored-store(5): the store directory 0700, below it directories 0750 and files 0640
+# (but .archive-lock, 0600).
 check "store directory: mode 0700" eq "$(stat -c %a "$store")" 700
 check "below it: every directory 0750" eq "$(find "$store" -mindepth 1 -type d ! -perm 0750)" ""
-check "below it: every file 0640" eq "$(find "$store" -mindepth 1 -type f ! -perm 0640)" ""
+check "below it: every file 0640" \
+	eq "$(find "$store" -mindepth 1 -type f ! -name .archive-lock ! -perm 0640)" ""
+check "but the lock of archive runs, root's alone" eq "$(stat -c %a "$store/.archive-lock")" 600
 check "below it: the index and records directories" \
 	test -f "$store/index" -a -d "$store/${ids[0]}/records"
 

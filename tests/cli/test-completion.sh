@@ -46,6 +46,18 @@ complete_line() {
 	fi
 }
 
+# complete_line_words "WORDS...": what completing the last word of the line offers, one a line.
+complete_line_words() {
+	local line=$1
+	read -r -a COMP_WORDS <<<"$line"
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE=$line
+	COMP_POINT=${#line}
+	COMPREPLY=()
+	_pstorectl pstorectl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" 2>/dev/null
+	printf '%s\n' "${COMPREPLY[@]}" | sort -u
+}
+
 complete_line 'pstorectl s' 'show status '
 complete_line 'pstorectl --no-pager de' 'decode delete '
 complete_line 'pstorectl list --gr' '--group '
@@ -62,6 +74,7 @@ complete_line 'pstorectl -D /collector list --comm=' 'bash kworker/0:1 '
 complete_line 'pstorectl -D /collector dmesg --kernel=6.12' '6.12.0-1-amd64 '
 complete_line 'pstorectl dmesg --r' '--raw --reason= '
 complete_line 'pstorectl --json=s' 'short '
+complete_line 'pstorectl --log-level=d' 'debug '
 complete_line 'pstorectl list --reason=p' 'panic '
 complete_line 'pstorectl list --kind=h' 'hardware-error '
 complete_line 'pstorectl list --since=ye' 'yesterday '
@@ -79,4 +92,20 @@ complete_line 'pstorectl list --ho' '--host= '
 complete_line 'pstorectl -D /collector list --host=' 'alpha bravo '
 complete_line 'pstorectl -D /collector list --machine=f1ee7000000000000000000000000002' 'f1ee7000000000000000000000000002 '
 complete_line 'pstorectl -D /collector show 7' '77777777-0000-5000-8000-000000000000 78888888-0000-5000-8000-000000000000 '
+
+# Every option that 'pstorectl VERB --help' shows (made from the option tables) is completed
+# after the verb: "-S", "--since=" for one that takes a value, "--group" for one that does not.
+for verb in list show dmesg export status delete vacuum decode upload; do
+	"$top_builddir/cli/pstorectl" "$verb" --help |
+		sed -nE 's/^  (-[[:alnum:]])? *(--[[:alnum:]-]+)?(\[?=)?.*/\1 \2\3/p' |
+		sed -E 's/\[=$//' | tr ' ' '\n' | sed '/^$/d' | sort -u >"$tmp/help-options"
+	complete_line_words "pstorectl $verb -" >"$tmp/completed"
+	missing=$(comm -23 "$tmp/help-options" "$tmp/completed" | tr '\n' ' ')
+	if [[ -n $missing ]]; then
+		echo "FAIL: 'pstorectl $verb -' does not complete $missing"
+		fail=1
+	else
+		echo "ok: 'pstorectl $verb -' completes every option of its --help"
+	fi
+done
 exit $fail

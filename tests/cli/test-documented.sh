@@ -6,6 +6,8 @@
 #    from their option tables) is described in the same section of the man
 #    page: "Options:" in OPTIONS, "Matches" and "Options of VERB" in those
 #    subsections, the sources in SOURCES OF CRASHES;
+#  - groff renders every man page without a warning (lintian checks the
+#    same in the package, late);
 #  - each key of the configuration (as "pstorectl status --json" shows the
 #    effective one) is described in pstored.conf(5) and is in the commented
 #    pstored.conf that is installed, where uncommented lines give exactly the
@@ -82,6 +84,11 @@ check_help_in_man() {
 		sys.exit(errors > 0)
 	EOF
 }
+
+for page in "$top_srcdir"/man/*.[1-8]; do
+	LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" >"$T/groff" 2>&1
+	[ ! -s "$T/groff" ] || { cat "$T/groff" >&2; fail "groff warns about $page"; }
+done
 
 check_help_in_man "$PSTORECTL" "$top_srcdir/man/pstorectl.1"
 check_help_in_man "$PSTORED" "$top_srcdir/man/pstored.8"

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "fs-util.h"
 #include "macro.h"
@@ -92,6 +93,9 @@ static void add_crash(Store *s, int i)
 			  i == 5 ? "bash" : "kworker/0:1", "upload", "collector", "state",
 			  i % 5 == 0 ? "pending" : "sent", "attempts", 1, "last_error", "none");
 	cr_assert_not_null(crash);
+	/* crash 7, the hardware error, was corrected. */
+	if (i == 7)
+		cr_assert_eq(json_object_set_new(crash, "severity", json_string("corrected")), 0);
 	/* crash 3's log is not valid UTF-8. */
 	if (i == 3)
 		cr_assert_eq(store_txn_write_file(t, "dmesg.txt", "bad \xff byte\n", 11), 0);
@@ -553,6 +557,56 @@ Test(pstorectl, list_matches_on_the_analysis)
 	json_decref(RUN_JSON_NONE("--json", "list", "--kernel=6.1"));
 }
 
+/*
+ * The index as pstored wrote it before summaries held the process: "comm"
+ * taken out of each line's summary, and the line's CRC made again.
+ */
+static void index_without_comm(void)
+{
+	_cleanup_free_ char *path = NULL, *text = NULL, *edited = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&edited, &size);
+	char *line, *state;
+
+	cr_assert_not_null(f);
+	cr_assert(asprintf(&path, "%s/index", store_dir) > 0);
+	cr_assert_eq(read_full_file_at(AT_FDCWD, path, 1 << 20, &text, NULL), 0);
+	for (line = strtok_r(text, "\n", &state); line; line = strtok_r(NULL, "\n", &state)) {
+		char *comm = strstr(line, "\"comm\":\""), *end;
+
+		/* The header line ("#\t...") stays as it is. */
+		if (line[0] == '#') {
+			fprintf(f, "%s\n", line);
+			continue;
+		}
+		*strrchr(line, '\t') = '\0';
+		if (comm) {
+			end = strchr(comm + strlen("\"comm\":\""), '"') + 1;
+			memmove(comm, end + (*end == ','), strlen(end + (*end == ',')) + 1);
+		}
+		fprintf(f, "%s\t%08lx\n", line, crc32(0, (const Bytef *)line, (uInt)strlen(line)));
+	}
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(write_file_at(AT_FDCWD, path, O_TRUNC, 0640, edited, size), 0);
+}
+
+/* --comm= sees the process also of the crashes of such an index, in their crash.json. */
+Test(pstorectl, list_comm_in_an_index_from_before_it)
+{
+	json_auto_t *all = NULL, *bash = NULL;
+	_cleanup_free_ char *bash_ids = NULL;
+
+	index_without_comm();
+	all = RUN_JSON("--json", "list");
+	bash = RUN_JSON("--json", "list", "--comm=bash");
+	bash_ids = listed(bash);
+
+	cr_assert_null(json_object_get(json_array_get(all, 5), "comm"), "the index still has comm");
+	cr_assert_str_eq(bash_ids, "5");
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(bash, 0), "comm")),
+			 "bash");
+}
+
 Test(pstorectl, list_latest_reverse_and_options_before_the_verb)
 {
 	json_auto_t *one = RUN_JSON("--json", "-1");
@@ -607,6 +661,27 @@ Test(pstorectl, show_dmesg_export_without_id_take_the_newest)
 	cr_assert_eq(none.status, 1);
 	cr_assert_str_eq(none.out, "");
 	cr_assert_str_eq(none.err, "pstorectl: No crashes found.\n");
+}
+
+/* SYSTEMD_COLORS=1 colours also what is not a terminal, as journalctl does; NO_COLOR wins. */
+Test(pstorectl, list_colours_by_severity)
+{
+	Run corrected, panic, oops, no_color;
+
+	setenv("SYSTEMD_COLORS", "1", 1);
+	corrected = RUN("list", "--no-legend", "--kind=hardware-error");
+	panic = RUN("list", "--no-legend", "--reason=panic", "-1");
+	oops = RUN("list", "--no-legend", "--reason=oops", "-1");
+	setenv("NO_COLOR", "1", 1);
+	no_color = RUN("list", "--no-legend", "--reason=panic", "-1");
+	unsetenv("NO_COLOR");
+	unsetenv("SYSTEMD_COLORS");
+
+	cr_assert_not_null(strstr(corrected.out, "  \x1b[0;38;5;245moops\x1b[0m  "), "%s",
+			   corrected.out);
+	cr_assert_not_null(strstr(panic.out, "  \x1b[0;1;31mpanic\x1b[0m  "), "%s", panic.out);
+	cr_assert_null(strchr(oops.out, '\x1b'), "%s", oops.out);
+	cr_assert_null(strchr(no_color.out, '\x1b'), "%s", no_color.out);
 }
 
 Test(pstorectl, list_footer_counts_one_in_the_singular)
@@ -745,11 +820,16 @@ Test(pstorectl, bad_ids)
 
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
 		Run none = RUN(verbs[i], "ffffffff-ffff-ffff-ffff-ffffffffffff");
-		Run bad = RUN(verbs[i], "not/an/id");
+		Run bad = RUN(verbs[i], "not/an/id"), zz = RUN(verbs[i], "zz");
 
 		cr_assert_eq(none.status, 1);
 		cr_assert_not_null(strstr(none.err, "No crash with id"), "%s", none.err);
 		cr_assert_eq(bad.status, 1);
+		/* Not the store's "Invalid argument": what is wrong is the id. */
+		cr_assert_eq(zz.status, 1);
+		cr_assert_str_eq(zz.err, "pstorectl: 'zz' is not a valid crash id: ids are hexadecimal "
+					 "digits and dashes, as 'pstorectl list' shows them, and "
+					 "their start is enough.\n");
 	}
 	/* delete takes no default crash: show, dmesg and export take the newest. */
 	cr_assert_eq(missing.status, 1);
@@ -851,8 +931,9 @@ Test(pstorectl, delete_json)
 {
 	json_auto_t *v = RUN_JSON("--json=short", "delete", ids[9], ids[9]);
 
-	cr_assert_eq(json_array_size(json_object_get(v, "deleted")), 1);
-	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(v, "deleted"), 0)),
+	/* The key of vacuum --json. */
+	cr_assert_eq(json_array_size(json_object_get(v, "removed")), 1);
+	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(v, "removed"), 0)),
 			 ids[9]);
 }
 
@@ -1258,7 +1339,21 @@ Test(pstorectl, vacuum_keeps_unsent)
 	/* Within the limits now: nothing more goes. */
 	r = RUN("vacuum", opt);
 	cr_assert_eq(r.status, 0);
+	cr_assert_str_eq(r.out, "");
 	cr_assert_not_null(strstr(r.err, "Nothing to remove"), "%s", r.err);
+}
+
+/* Without --json, the ids it removed on stdout, one a line, as pstorectl(1) says. */
+Test(pstorectl, vacuum_prints_the_ids)
+{
+	_cleanup_free_ char *opt = config_option("[Store]\nMaxCrashes=18\nKeepUnsent=no\n");
+	_cleanup_free_ char *expected = NULL;
+	Run r = RUN("vacuum", opt);
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(asprintf(&expected, "%s\n%s\n", ids[0], ids[1]) > 0);
+	cr_assert_str_eq(r.out, expected);
+	cr_assert_not_null(strstr(r.err, "Removed 2 crashes from "), "%s", r.err);
 }
 
 /* A bad value is a warning naming file, line and key, and the default applies, as at boot. */

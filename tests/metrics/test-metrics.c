@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fs-util.h"
@@ -25,12 +27,16 @@ Test(metrics, families_and_samples)
 	_cleanup_metrics_ Metrics *m = NULL;
 
 	cr_assert_eq(metrics_new(&m), 0);
-	cr_assert_eq(metrics_family(m, "pstored_store_crashes", METRIC_GAUGE, "Crashes in the store."), 0);
-	cr_assert_eq(metrics_sample(m, (const char *const[]){"kind", "dmesg", "reason", "panic", NULL}, 2),
+	cr_assert_eq(
+		metrics_family(m, "pstored_store_crashes", METRIC_GAUGE, "Crashes in the store."),
+		0);
+	cr_assert_eq(metrics_sample(
+			     m, (const char *const[]){"kind", "dmesg", "reason", "panic", NULL}, 2),
 		     0);
-	cr_assert_eq(metrics_sample(m, (const char *const[]){"kind", "cper", "reason", "hardware", NULL},
-				    1),
-		     0);
+	cr_assert_eq(
+		metrics_sample(m, (const char *const[]){"kind", "cper", "reason", "hardware", NULL},
+			       1),
+		0);
 	cr_assert_eq(metrics_family(m, "pstored_store_bytes", METRIC_GAUGE, "Bytes."), 0);
 	cr_assert_eq(metrics_sample(m, NULL, 123456789012.0), 0);
 	cr_assert_eq(metrics_family(m, "pstored_last_run_seconds", METRIC_GAUGE, "Time."), 0);
@@ -67,8 +73,9 @@ Test(metrics, label_values_and_help_are_escaped)
 
 	cr_assert_eq(metrics_new(&m), 0);
 	cr_assert_eq(metrics_family(m, "x", METRIC_GAUGE, "a \\ b\nc \"d\""), 0);
-	cr_assert_eq(metrics_sample(m, (const char *const[]){"target", "a\"} 9\nevil{b=\"\\", NULL}, 1),
-		     0);
+	cr_assert_eq(
+		metrics_sample(m, (const char *const[]){"target", "a\"} 9\nevil{b=\"\\", NULL}, 1),
+		0);
 	check_text(m, "# HELP x a \\\\ b\\nc \"d\"\n"
 		      "# TYPE x gauge\n"
 		      "x{target=\"a\\\"} 9\\nevil{b=\\\"\\\\\"} 1\n");
@@ -104,7 +111,7 @@ Test(metrics, the_file_is_replaced_whole)
 	cr_assert_not_null(mkdtemp(dir));
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
-	/* A killed writer's leftover, and a FIFO where the temporary file goes: never opened. */
+	/* A FIFO where an earlier version put its temporary file: never opened. */
 	cr_assert_eq(mkfifoat(fd, "pstored.prom.tmp", 0600), 0);
 	cr_assert_eq(write_file_at(fd, "pstored.prom", O_TRUNC, 0600, "old\n", 4), 0);
 
@@ -117,7 +124,65 @@ Test(metrics, the_file_is_replaced_whole)
 	cr_assert_str_eq(text, "# HELP up h\n# TYPE up gauge\nup 1\n");
 	cr_assert_eq(fstatat(fd, "pstored.prom", &st, AT_SYMLINK_NOFOLLOW), 0);
 	cr_assert_eq(st.st_mode & 07777, 0644, "node_exporter runs as its own user");
-	cr_assert_eq(faccessat(fd, "pstored.prom.tmp", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	cr_assert_eq(fstatat(fd, "pstored.prom.tmp", &st, AT_SYMLINK_NOFOLLOW), 0);
+	cr_assert(S_ISFIFO(st.st_mode));
+	cr_assert_eq(rm_rf_at(AT_FDCWD, dir), 0);
+}
+
+/* The entries of dir but name, and name's content. */
+static void check_dir_holds_only(const char *dir, const char *name, char **ret_text)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+	size_t len;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(opendir_at(fd, ".", 0, &d), 0);
+	while ((de = readdir(d)))
+		cr_assert(dot_or_dot_dot(de->d_name) || streq(de->d_name, name), "%s left in %s",
+			  de->d_name, dir);
+	closedir(d);
+	cr_assert_eq(read_full_file_at(fd, name, 4096, ret_text, &len), 0);
+}
+
+/*
+ * Two writers of one metrics file at once (two archive runs, issue 34,
+ * finding 11): each write succeeds, the file is always one writer's whole,
+ * and no temporary file is left.
+ */
+Test(metrics, two_writers_at_once)
+{
+	char dir[] = "/tmp/test-metrics-XXXXXX";
+	_cleanup_free_ char *text = NULL;
+	pid_t pids[2];
+	int status;
+
+	cr_assert_not_null(mkdtemp(dir));
+	for (int w = 0; w < 2; w++) {
+		pids[w] = fork();
+		cr_assert_geq(pids[w], 0);
+		if (pids[w] == 0) {
+			_cleanup_metrics_ Metrics *m = NULL;
+
+			if (metrics_new(&m) < 0 ||
+			    metrics_family(m, "writer", METRIC_GAUGE, "h") < 0 ||
+			    metrics_sample(m, NULL, w) < 0)
+				_exit(2);
+			for (int i = 0; i < 2000; i++)
+				if (metrics_write(m, dir, "pstored.prom") < 0)
+					_exit(1);
+			_exit(0);
+		}
+	}
+	for (int w = 0; w < 2; w++) {
+		cr_assert_eq(waitpid(pids[w], &status, 0), pids[w]);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			  "writer %d failed to write the file", w);
+	}
+	check_dir_holds_only(dir, "pstored.prom", &text);
+	cr_assert(streq(text, "# HELP writer h\n# TYPE writer gauge\nwriter 0\n") ||
+		  streq(text, "# HELP writer h\n# TYPE writer gauge\nwriter 1\n"));
 	cr_assert_eq(rm_rf_at(AT_FDCWD, dir), 0);
 }
 
@@ -155,14 +220,16 @@ Test(metrics, last_run)
 	cr_assert_eq(metrics_last_run(m, "x", "x run", false), 0);
 	after = now_usec();
 	text = metrics_text(m, NULL);
-	cr_assert_eq(sscanf(text,
-			    "# HELP x_last_run_timestamp_seconds When the last run of x run ended, in "
-			    "seconds since the epoch.\n# TYPE x_last_run_timestamp_seconds gauge\n"
-			    "x_last_run_timestamp_seconds %lf\n",
-			    &t),
-		     1);
+	cr_assert_eq(
+		sscanf(text,
+		       "# HELP x_last_run_timestamp_seconds When the last run of x run ended, in "
+		       "seconds since the epoch.\n# TYPE x_last_run_timestamp_seconds gauge\n"
+		       "x_last_run_timestamp_seconds %lf\n",
+		       &t),
+		1);
 	/* The same clock, not time(2): its coarse clock may not have reached t's second yet. */
-	cr_assert(t >= (double)before / USEC_PER_SEC - 1e-5 && t <= (double)after / USEC_PER_SEC + 1e-5,
+	cr_assert(t >= (double)before / USEC_PER_SEC - 1e-5 &&
+			  t <= (double)after / USEC_PER_SEC + 1e-5,
 		  "%f not within [%f, %f]", t, (double)before / USEC_PER_SEC,
 		  (double)after / USEC_PER_SEC);
 	cr_assert_not_null(strstr(text, "\n# HELP x_last_run_success 1 if the last run of x run "

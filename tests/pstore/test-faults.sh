@@ -171,14 +171,14 @@ for n in $(points "$calls"); do
 done
 
 # atomic_rewrite NAME WHAT: sets span to the calls of the atomic rewrite of
-# the store's file NAME in a clean run, from the open of NAME.tmp to its
-# rename over NAME (neither file is fsynced): "FIRST LAST".
+# the store's file NAME in a clean run, from the open of its temporary file,
+# .#NAME and 16 hex digits, to its rename over NAME (neither file is
+# fsynced): "FIRST LAST".
 atomic_rewrite() {
 	local first last
-	first=$(awk -v t="/$1.tmp" 'substr($NF, length($NF) - length(t) + 1) == t { print $1; exit }' \
+	first=$(awk -v t="/[.]#$1[0-9a-f]+\$" '$NF ~ t { print $1; exit }' "$tmp/calls")
+	last=$(awk -v t="/[.]#$1[0-9a-f]+\$" '$2 == "rename" && $(NF - 2) ~ t { print $1; exit }' \
 		"$tmp/calls")
-	last=$(awk -v t="/$1.tmp" '$2 == "rename" &&
-		substr($(NF - 2), length($(NF - 2)) - length(t) + 1) == t { print $1; exit }' "$tmp/calls")
 	[ -n "$first" ] && [ -n "$last" ] ||
 		fail "the calls do not show $2 written and renamed"
 	span="${first:-0} ${last:-0}"
@@ -196,8 +196,9 @@ record=$span
 # 2. The Nth call of a family fails with EIO: pstored says what failed and
 #    what to do and exits non-zero, the records stay; a rerun archives
 #    everything. Calls that pstored can do without may fail unnoticed:
-#    writes of the index (a cache, rebuilt from the crash directories),
-#    among them the new store's empty index (from its open to its rename),
+#    writes of the index (a cache, rebuilt from the crash directories; its
+#    temporary file too), among them the new store's empty index (from its
+#    open to its rename),
 #    and the removal of a staging
 #    directory of an earlier run (there is none here). The record of the run,
 #    last-archive.json (the same span), may fail too, but not unnoticed: the
@@ -215,7 +216,8 @@ for family in $families; do
 		if failed_call_in $record; then
 			[ "$rc" -eq 0 ] && grep -q "last-archive.json: cannot record this run: Input/output error; no crash is affected" "$tmp/out" ||
 				{ cat "$tmp/out" >&2; fail "$what: exited with $rc, or no warning"; }
-		elif grep -q -e '/index FAIL$' -e '^[0-9]* unlink .*/\.tmp-[^/]* FAIL$' "$tmp/trace" ||
+		elif grep -q -e '/index FAIL$' -e '/[.]#index[0-9a-f]*\( -> index\)\? FAIL$' \
+			-e '^[0-9]* unlink .*/\.tmp-[^/]* FAIL$' "$tmp/trace" ||
 			failed_call_in $empty_index; then
 			:
 		elif [ "$rc" -eq 0 ]; then

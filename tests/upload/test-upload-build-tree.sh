@@ -15,7 +15,7 @@ mkdir "$STORE"
 	fail "pstored upload: $(cat "$T/out")"
 cat >"$T/expected" <<-'EOF2'
 	pstored: No upload target configured ([Target.NAME] in pstored.conf): nothing to do.
-	pstored: Upload: 0 sent, 0 deferred, 0 failed, 0 not due yet, over 0 connections.
+	pstored: Upload: 0 sent, 0 deferred, 0 failed, 0 not due yet, 0 failed before for this configuration, over 0 connections.
 EOF2
 diff -u "$T/expected" "$T/out" || fail "pstored upload from the build tree"
 

@@ -199,3 +199,28 @@ Test(upload_url, mask)
 		cr_expect_str_eq(m, cases[i].out);
 	}
 }
+
+/* As systemd-journal-upload takes --url=: a port and /upload added where there is none. */
+Test(upload_url, journal_remote)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"https://collector:19532", "https://collector:19532/upload"},
+		{"https://collector:19532/", "https://collector:19532/upload"},
+		{"https://collector", "https://collector:19532/upload"},
+		{"http://10.0.0.1:8080", "http://10.0.0.1:8080/upload"},
+		{"https://[fe80::1]:19532", "https://[fe80::1]:19532/upload"},
+		/* A path says where the collector listens, behind a proxy for one. */
+		{"https://proxy.example/journal/upload", "https://proxy.example:19532/journal/upload"},
+		{"https://collector:19532/upload", "https://collector:19532/upload"},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *u = NULL;
+
+		cr_assert_eq(upload_journal_remote_url(cases[i].in, &u), 0, "%s", cases[i].in);
+		cr_expect_str_eq(u, cases[i].out);
+	}
+	cr_assert_eq(upload_journal_remote_url("::not a url", &(char *){NULL}), -EINVAL);
+}

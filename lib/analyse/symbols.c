@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Reading where it happened: the instruction pointer lines and the call trace frames of each
- * architecture, and the function that a report's first line names.
+ * Reading symbols as each architecture and era prints them: frames ("func+0x2a/0x90 [mod]",
+ * powerpc's address groups, arm's "(func) from (caller+0x6c/0x120)", x86-64 2.6's
+ * "<ffffffff80123456>{:mod:func+44}", decoded "func (fs/x.c:225)"), the instruction pointer lines,
+ * and the function that a report's first line names.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -79,6 +81,53 @@ static Line decoded_module(const Line *l, size_t i)
 }
 
 /*
+ * x86-64 before 2.6.2x: "<ffffffffa00a8f0c>{:ext3:ext3_journal_start_sb+44}", the module between
+ * colons and the offset in decimal (or "{func+0x2c/0x90}"), several frames to a trace line.
+ * Returns where the frame at i ends, after the '}', 0 if it is not one.
+ */
+size_t parse_brace_symbol(const Line *l, size_t i, Symbol *ret)
+{
+	Symbol sym = {};
+	size_t start, j;
+	uint64_t off = 0;
+
+	if (i >= l->len || l->s[i] != '<')
+		return 0;
+	j = skip_hex(l, i + 1);
+	if (j == i + 1 || j + 2 >= l->len || l->s[j] != '>' || l->s[j + 1] != '{')
+		return 0;
+	i = j + 2;
+	if (l->s[i] == ':') {
+		start = ++i;
+		while (i < l->len && l->s[i] != ':' && l->s[i] != '}' && i - start <= NAME_MAX_LEN)
+			i++;
+		if (i >= l->len || l->s[i] != ':' || i == start || i - start > NAME_MAX_LEN)
+			return 0;
+		sym.module = (Line){l->s + start, i - start};
+		i++;
+	}
+	start = i;
+	while (i < l->len && l->s[i] != '+' && l->s[i] != '}' && !is_blank(l->s[i]) &&
+	       i - start <= NAME_MAX_LEN)
+		i++;
+	if (i >= l->len || l->s[i] != '+' || i == start || i - start > NAME_MAX_LEN)
+		return 0;
+	sym.name = (Line){l->s + start, i - start};
+	j = parse_offset_size(l, i, &sym);
+	if (j == 0) {
+		/* "+44": decimal, and no size */
+		for (j = i + 1; j < l->len && is_digit(l->s[j]) && j - i <= 16; j++)
+			off = off * 10 + (uint64_t)(l->s[j] - '0');
+		if (j == i + 1 || j - i > 16)
+			return 0;
+	}
+	if (j >= l->len || l->s[j] != '}')
+		return 0;
+	*ret = sym;
+	return j + 1;
+}
+
+/*
  * Parses a stack frame or instruction pointer: optional address groups
  * ("[<ffffffff8100>]", "[c000000000123456]"), an optional "? ", then
  * "name+0xOFF/0xSIZE", an optional " [module]" and an optional
@@ -100,6 +149,8 @@ bool parse_symbol(const Line *l, Symbol *ret)
 			break;
 		i = skip_blanks(l, j + 1);
 	}
+	if (i < l->len && l->s[i] == '<')
+		return parse_brace_symbol(l, i, ret) > 0;
 	if (i + 1 < l->len && l->s[i] == '?' && l->s[i + 1] == ' ') {
 		sym.unreliable = true;
 		i = skip_blanks(l, i + 2);
@@ -219,12 +270,14 @@ bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller)
 
 /*
  * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
- * powerpc, and s390's "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
+ * powerpc, riscv ("epc : func+0x2c/0x90"; an address alone on other CPUs' lines), and s390's
+ * "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
  */
 bool parse_ip_line(const Line *l, Symbol *ret)
 {
 	static const char *const prefixes[] = {
-		"RIP: ", "IP: ", "EIP: ", "EIP is at ", "pc : ", "PC is at ", "NIP [",
+		"RIP: ",     "IP: ",  "EIP: ",	"EIP is at ", "pc : ",
+		"PC is at ", "NIP [", "epc : ", "epc: ",
 	};
 
 	if (has_prefix(l, "Krnl PSW : ")) {
@@ -256,216 +309,26 @@ bool parse_ip_line(const Line *l, Symbol *ret)
 	return false;
 }
 
-static bool is_trace_marker(const Line *l)
-{
-	static const char *const markers[] = {
-		"<TASK>", "</TASK>", "<IRQ>",	  "</IRQ>",	"<NMI>",
-		"</NMI>", "<EOI>",   "<SOFTIRQ>", "</SOFTIRQ>",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(markers); i++)
-		if (line_is(l, markers[i]))
-			return true;
-	return has_prefix(l, "--- interrupt:");
-}
-
-/* Removes a marker that older kernels print before the first frame: "<IRQ>  [<ffff...>] ...". */
-static void line_skip_marker(Line *l)
-{
-	static const char *const markers[] = {"<IRQ>", "<NMI>", "<EOI>"};
-
-	for (size_t i = 0; i < ARRAY_SIZE(markers); i++)
-		if (has_prefix(l, markers[i])) {
-			*l = line_after(l, strlen(markers[i]));
-			line_trim(l);
-			return;
-		}
-}
-
-/* The length of the line that starts a call trace, 0 if l does not. */
-size_t trace_header_len(const Line *l)
-{
-	static const char *const headers[] = {"Call Trace:", "Call trace:", "Backtrace:"};
-
-	for (size_t i = 0; i < ARRAY_SIZE(headers); i++)
-		if (has_prefix(l, headers[i]))
-			return strlen(headers[i]);
-	return 0;
-}
-
 /*
- * Lines inside a call trace that are not frames: arm's saved registers ("r7:00000000
- * r6:82622e04") and exception stacks ("Exception stack(0xdceed458 to 0xdceed4a0)" and its
- * "d440: 00000000 c09e0f2c" dump), s390's frames taken from a register rather than the stack
- * ("([<000003ff8086d036>] will_oops_init+0x36/0x1000 [will_oops])", often stale), and the
- * inlined functions of a trace decoded with decode_stacktrace.sh or syzkaller
- * ("cpumask_first include/linux/cpumask.h:214 [inline]"), and the "All code" and "Code starting
- * with the faulting instruction" disassembly it adds.
+ * A function named without its offset, as syzkaller names an inlined one ("in fast_imageblit
+ * drivers/video/fbdev/core/sysimgblt.c:229 [inline]", the source often wrapped away): a C
+ * identifier that ends the line or is followed by its source.
  */
-static bool is_trace_noise(const Line *l)
+static bool parse_bare_function(const Line *l, Symbol *ret)
 {
-	size_t i;
+	size_t i = 0;
 
-	if (has_prefix(l, "Exception stack(") || has_prefix(l, "([<") ||
-	    (l->len > 8 && memcmp(l->s + l->len - 8, "[inline]", 8) == 0))
-		return true;
-	if (l->len > 3 && l->s[0] == 'r' && is_digit(l->s[1]))
-		return memchr(l->s, ':', MIN(l->len, (size_t)4)) != NULL;
-	if (line_is(l, "All code") ||
-	    has_prefix(l, "Code starting with the faulting instruction") ||
-	    has_prefix(l, "========"))
-		return true;
-	i = skip_hex(l, 0);
-	/* "d440: 00000000 c09e0f2c", and the disassembly of a decoded trace: "2a:*\t48 8b a8" */
-	return (i >= 3 && i + 1 < l->len && l->s[i] == ':' && l->s[i + 1] == ' ') ||
-	       (i >= 1 && i + 1 < l->len && l->s[i] == ':' &&
-		(l->s[i + 1] == '\t' || l->s[i + 1] == '*'));
-}
-
-/*
- * The registers of an exception inside a call trace: a WARNING's invalid opcode trap
- * ("invalid_op", then "RIP: 0010:usb_submit_urb+0x119a/0x13c0", "RSP: ...", "RAX: ...") or an
- * interrupt, after which the frames of the context it stopped go on.
- */
-static bool is_trace_registers(const Line *l)
-{
-	static const char *const prefixes[] = {
-		"RIP: ", "RSP: ", "RAX: ", "RDX: ", "RBP: ", "R08: ", "R10: ", "R13: ",	 "EIP: ",
-		"EAX: ", "ESI: ", "DS: ",  "CR0: ", "CR2: ", "FS: ",  "CS: ",  "Code: ",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (has_prefix(l, prefixes[i]))
-			return true;
-	return false;
-}
-
-static int analysis_add_frame(DmesgAnalysis *a, const Symbol *sym)
-{
-	DmesgFrame *frames, *f;
-	char **l;
-
-	if (a->n_frames >= DMESG_CALL_TRACE_MAX)
-		return 0;
-	l = realloc(a->call_trace, (a->n_frames + 2) * sizeof(char *));
-	if (!l)
-		return -ENOMEM;
-	a->call_trace = l;
-	frames = realloc(a->frames, (a->n_frames + 1) * sizeof(DmesgFrame));
-	if (!frames)
-		return -ENOMEM;
-	a->frames = frames;
-
-	f = &frames[a->n_frames];
-	*f = (DmesgFrame){
-		.have_offset = sym->have_offset,
-		.offset = sym->offset,
-		.size = sym->size,
-	};
-	f->function = text_dup(sym->name.s, sym->name.len, NAME_MAX_LEN);
-	if (sym->module.len > 0)
-		f->module = text_dup(sym->module.s, sym->module.len, NAME_MAX_LEN);
-	l[a->n_frames] = text_dup(sym->name.s, sym->name.len, NAME_MAX_LEN);
-	/* counted first, so that dmesg_analysis_free() frees what was made */
-	l[++a->n_frames] = NULL;
-	if (!f->function || (sym->module.len > 0 && !f->module) || !l[a->n_frames - 1])
-		return -ENOMEM;
-	return 0;
-}
-
-/*
- * A frame that the kernel could not name, an address alone: powerpc's "[c000000010ff3a30]
- * [c000000010ff3ad0] 0xc000000010ff3ad0 (unreliable)", x86's " [<ffffffffa0001234>]
- * 0xffffffffa0001234". The trace goes on after it.
- */
-static bool is_unnamed_frame(const Line *l)
-{
-	size_t i = 0, j;
-
-	for (int groups = 0; groups < 3 && i < l->len && l->s[i] == '['; groups++) {
-		j = skip_hex(l, i + 1 + (i + 1 < l->len && l->s[i + 1] == '<'));
-		j += j < l->len && l->s[j] == '>';
-		if (j >= l->len || l->s[j] != ']')
-			return false;
-		i = skip_blanks(l, j + 1);
-	}
-	if (i == 0 || i + 2 >= l->len || l->s[i] != '0' || l->s[i + 1] != 'x')
+	while (i < l->len &&
+	       (is_hex(l->s[i]) || (l->s[i] >= 'g' && l->s[i] <= 'z') ||
+		(l->s[i] >= 'G' && l->s[i] <= 'Z') || l->s[i] == '_' || l->s[i] == '.') &&
+	       i <= NAME_MAX_LEN)
+		i++;
+	if (i == 0 || i > NAME_MAX_LEN || is_digit(l->s[0]))
 		return false;
-	j = skip_hex(l, i + 2);
-	return j > i + 2 && (j == l->len || is_blank(l->s[j]));
-}
-
-/*
- * The checks and reports that KASAN, HWASan and KMSAN compile into every memory access
- * ("__asan_load8", "__hwasan_check_x1_67043328", "kasan_check_range", "__kasan_report"): they
- * are where a bug is found, not where it is.
- */
-bool is_sanitizer_helper(const Line *name)
-{
-	static const char *const prefixes[] = {
-		"__asan_", "__hwasan_",		  "__kasan_", "kasan_", "__msan_",
-		"kmsan_",  "check_memory_region",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (has_prefix(name, prefixes[i]))
-			return true;
-	return false;
-}
-
-static bool symbol_is_generic(const Symbol *sym)
-{
-	return is_generic_frame(sym->name.s, function_base_len(sym->name.s, sym->name.len));
-}
-
-/*
- * Reads the frames after "Call Trace:" up to the first line that is not one,
- * and returns the first frame that is not generic in *ret_first.
- */
-int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_t end,
-			Symbol *ret_first, bool *ret_have_first)
-{
-	Symbol caller = {};
-	int r;
-
-	*ret_have_first = false;
-	for (size_t i = start; i < end; i++) {
-		Line l = lines[i];
-		Symbol sym, next_caller = {};
-
-		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels */
-		if (i == start)
-			l = line_after(&l, trace_header_len(&l));
-		else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l))
-			continue;
-		line_skip_marker(&l);
-		if (is_unnamed_frame(&l))
-			continue;
-		if (!parse_symbol(&l, &sym) && !parse_arm_frame(&l, &sym, &next_caller)) {
-			if (i == start)
-				continue;
-			break;
-		}
-		/* arm: where the previous frame was called from, in this function */
-		if (!sym.have_offset && caller.have_offset && caller.name.len == sym.name.len &&
-		    memcmp(caller.name.s, sym.name.s, sym.name.len) == 0) {
-			sym.have_offset = true;
-			sym.offset = caller.offset;
-			sym.size = caller.size;
-		}
-		caller = next_caller;
-		if (sym.unreliable)
-			continue;
-		if (!*ret_have_first && !symbol_is_generic(&sym) &&
-		    !is_sanitizer_helper(&sym.name)) {
-			*ret_first = sym;
-			*ret_have_first = true;
-		}
-		r = analysis_add_frame(a, &sym);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	if (i < l->len && !(l->s[i] == ' ' && memchr(l->s + i, ':', l->len - i)))
+		return false;
+	*ret = (Symbol){.name = {l->s, i}};
+	return true;
 }
 
 /*
@@ -481,12 +344,15 @@ bool parse_message_symbol(const Line *l, Symbol *ret)
 
 	if (at)
 		at += strlen(corrupted);
-	else if (has_prefix(l, "BUG: KASAN: ") && (at = line_find(l, " in ")))
+	else if ((has_prefix(l, "BUG: KASAN: ") || has_prefix(l, "BUG: KFENCE: ")) &&
+		 (at = line_find(l, " in ")))
 		at += strlen(" in ");
 	else
 		return false;
 	rest = (Line){at, (size_t)(l->s + l->len - at)};
-	return parse_symbol(&rest, ret) && !ret->unreliable;
+	if (parse_symbol(&rest, ret))
+		return !ret->unreliable;
+	return parse_bare_function(&rest, ret);
 }
 
 /* "WARNING: CPU: 1 PID: 42 at drivers/foo.c:12 foo_probe+0x12/0x40 [foo]", since 6.16
