@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,9 +296,8 @@ static int add_records(Archive *a, const PstoreCrash *c, StoreTxn *txn, LogSink 
 int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTxn *txn, json_t **ret_crash)
 {
 	json_auto_t *crash = NULL;
-	LogSink sink = {.txn = txn,
-			.log = &a->log,
-			.left = (size_t)MIN(a->config->max_log_size, (uint64_t)SIZE_MAX)};
+	LogSink sink = {.log = &a->log,
+			.max = (size_t)MIN(a->config->max_log_size, (uint64_t)SSIZE_MAX)};
 	int r;
 
 	log_buffer_reset(&a->log);
@@ -313,17 +313,19 @@ int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTxn *txn,
 	r = add_records(a, c, txn, &sink, crash);
 	if (r < 0)
 		return r;
+	log_sink_finish(&sink);
 	/* Every crash has its dmesg.txt: empty when no record held any text. */
-	if (txn && log_buffer_text_len(&a->log) == 0) {
-		r = store_txn_write_file(txn, "dmesg.txt", "", 0);
+	if (txn) {
+		r = store_txn_write_file(txn, "dmesg.txt", log_buffer_text(&a->log),
+					 log_buffer_text_len(&a->log));
 		if (r < 0)
 			return log_error_errno(r, "%s: cannot write dmesg.txt of crash %s: %m",
 					       store_path(a->store), id);
 	}
-	if (sink.cut &&
-	    crash_truncated(crash,
-			    "MaxLogSize=%" PRIu64 ": the log holds its first %" PRIu64 " bytes",
-			    a->config->max_log_size, a->config->max_log_size) < 0)
+	if (sink.cut && crash_truncated(crash,
+					"MaxLogSize=%" PRIu64 ": the log holds its newest %zu "
+					"bytes, from the first whole line",
+					a->config->max_log_size, log_buffer_text_len(&a->log)) < 0)
 		return -ENOMEM;
 	if (c->kind == PSTORE_CRASH_KERNEL) {
 		r = crash_add_analysis(crash, log_buffer_text(&a->log),

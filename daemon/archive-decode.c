@@ -90,16 +90,13 @@ static int decode_hardware_error(Archive *a, const PstoreRecord *r, const char *
 }
 
 /*
- * Inflates a compressed record for the log, only as far as the log can take it: MaxRecordSize=,
- * and no more than MaxLogSize= leaves (and the header line) for text. Returns 1 with the data,
- * 0 if it does not inflate and stays out of the log, or <0 after logging.
+ * Inflates a compressed record for the log, up to MaxRecordSize=. Returns 1 with the data, 0 if
+ * it does not inflate and stays out of the log, or <0 after logging.
  */
-static int inflate_for_log(Archive *a, const PstoreRecord *r, bool text, const char *raw,
-			   size_t raw_len, LogSink *sink, json_t *crash, char **ret,
-			   size_t *ret_len)
+static int inflate_for_log(Archive *a, const PstoreRecord *r, const char *raw, size_t raw_len,
+			   json_t *crash, char **ret, size_t *ret_len)
 {
-	size_t max = text ? MIN(a->config->max_record_size, sink->left + PSTORE_HEADER_MAX)
-			  : a->config->max_record_size;
+	size_t max = a->config->max_record_size;
 	int k;
 
 	k = pstore_record_inflate(raw, raw_len, max, ret, ret_len);
@@ -114,12 +111,10 @@ static int inflate_for_log(Archive *a, const PstoreRecord *r, bool text, const c
 		log_record_error(a, r, k);
 		return k;
 	}
-	if (k > 0 && max < a->config->max_record_size)
-		sink->cut = true;
-	else if (k > 0 && crash_truncated(crash,
-					  "MaxRecordSize=%" PRIu64 ": %s inflates to more, its "
-					  "first %zu bytes are in the log",
-					  a->config->max_record_size, r->name, *ret_len) < 0)
+	if (k > 0 && crash_truncated(crash,
+				     "MaxRecordSize=%" PRIu64 ": %s inflates to more, its "
+				     "first %zu bytes are in the log",
+				     a->config->max_record_size, r->name, *ret_len) < 0)
 		return -ENOMEM;
 	return 1;
 }
@@ -134,7 +129,7 @@ int decode_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, const
 	int k;
 
 	if (r->name_parsed && r->n.compressed) {
-		k = inflate_for_log(a, r, text, raw, raw_len, sink, crash, &data, &len);
+		k = inflate_for_log(a, r, raw, raw_len, crash, &data, &len);
 		if (k <= 0)
 			return k;
 		buf = data;

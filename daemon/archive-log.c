@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The log of the crash at hand (archive.h, LogBuffer and LogSink): assembled
- * from its records within MaxLogSize=, or read back from the store.
+ * from its records, its newest MaxLogSize= bytes, or read back from the store.
  */
 
 #include <errno.h>
@@ -59,28 +59,81 @@ int log_buffer_reserve(LogBuffer *b, size_t more)
 	return 0;
 }
 
+/* Copies len bytes into the ring of size n at *pos, wrapping around. */
+static void ring_write(char *ring, size_t n, size_t *pos, const char *buf, size_t len)
+{
+	size_t first = MIN(len, n - *pos);
+
+	memcpy(ring + *pos, buf, first);
+	memcpy(ring, buf + first, len - first);
+	*pos = (*pos + len) % n;
+}
+
+static void reverse(char *p, size_t len)
+{
+	for (size_t i = 0; i < len / 2; i++) {
+		char c = p[i];
+
+		p[i] = p[len - 1 - i];
+		p[len - 1 - i] = c;
+	}
+}
+
 int log_sink_write(LogSink *l, const char *buf, size_t len)
 {
+	size_t text_len = log_buffer_text_len(l->log), room;
 	int r;
 
-	if (len > l->left) {
+	if (len == 0 || l->max == 0)
+		return 0;
+	/* Only the newest max bytes of what is written can stay. */
+	if (len > l->max) {
 		l->cut = true;
-		len = l->left;
+		buf += len - l->max;
+		len = l->max;
+	}
+	room = l->max - text_len;
+	if (room > 0) {
+		size_t n = MIN(len, room);
+
+		r = log_buffer_reserve(l->log, n);
+		if (r < 0)
+			return r;
+		memcpy(l->log->field + l->log->len, buf, n);
+		l->log->len += n;
+		buf += n;
+		len -= n;
 	}
 	if (len == 0)
 		return 0;
-	l->left -= len;
-	if (l->txn) {
-		r = store_txn_append(l->txn, "dmesg.txt", buf, len);
-		if (r < 0)
-			return r;
-	}
-	r = log_buffer_reserve(l->log, len);
-	if (r < 0)
-		return r;
-	memcpy(l->log->field + l->log->len, buf, len);
-	l->log->len += len;
+	l->cut = true;
+	ring_write(l->log->field + LOG_FIELD_PREFIX_LEN, l->max, &l->head, buf, len);
 	return 0;
+}
+
+void log_sink_finish(LogSink *l)
+{
+	char *text = l->log->field ? l->log->field + LOG_FIELD_PREFIX_LEN : NULL;
+	size_t len = log_buffer_text_len(l->log);
+	const char *nl;
+
+	if (!l->cut)
+		return;
+	/* Rotated left by head, in place: the oldest byte first. */
+	if (l->head > 0) {
+		reverse(text, l->head);
+		reverse(text + l->head, len - l->head);
+		reverse(text, len);
+		l->head = 0;
+	}
+	/* The first line lost its beginning: it goes too, unless it is all there is. */
+	nl = memchr(text, '\n', len);
+	if (nl && (size_t)(nl - text) + 1 < len) {
+		size_t drop = (size_t)(nl - text) + 1;
+
+		memmove(text, text + drop, len - drop);
+		l->log->len -= drop;
+	}
 }
 
 int read_stored_log(Archive *a, const char *id)

@@ -48,13 +48,16 @@ typedef struct LogBuffer {
 #define LOG_FIELD_PREFIX_LEN (sizeof(JOURNAL_LOG_FIELD) - 1)
 
 /*
- * Where a crash's log is assembled: in memory, and in its dmesg.txt if it is
- * stored; at most MaxLogSize= bytes of it, the rest is cut.
+ * Where a crash's log is assembled, in a->log: at most MaxLogSize= bytes of
+ * it, the newest. The log runs oldest line first, and the newest lines (of a
+ * dump, Part1) hold the panic: once the log is full, each write overwrites its
+ * oldest bytes, the buffer used as a ring from head on, which
+ * log_sink_finish() turns back into a log that starts with a whole line.
  */
 typedef struct LogSink {
-	StoreTxn *txn;
 	LogBuffer *log;
-	size_t left; /* of MaxLogSize= */
+	size_t max;  /* MaxLogSize= */
+	size_t head; /* once full: where the oldest byte is, and the next one goes */
 	bool cut;
 } LogSink;
 
@@ -121,8 +124,10 @@ const char *log_buffer_field(const LogBuffer *b, size_t *ret_len);
 void log_buffer_reset(LogBuffer *b);
 /* Makes room for more bytes of log after what is in b. */
 int log_buffer_reserve(LogBuffer *b, size_t more);
-/* Adds to the log, cutting it at MaxLogSize=. */
+/* Adds to the log; past MaxLogSize=, its oldest bytes make room. */
 int log_sink_write(LogSink *l, const char *buf, size_t len);
+/* Puts the log of a ring back in order; a log that was cut starts with its first whole line. */
+void log_sink_finish(LogSink *l);
 /* Reads the log of a crash that is in the store into a->log. */
 int read_stored_log(Archive *a, const char *id);
 

@@ -37,6 +37,8 @@ typedef struct Line {
 	bool bare;
 	/* its text was joined to the line before (join_wrapped_lines()), and it is empty */
 	bool continued;
+	/* it ended with a blank, which format=flowed mail puts where it wrapped a line */
+	bool flowed;
 } Line;
 
 typedef enum Event {
@@ -148,7 +150,7 @@ typedef struct LogScan {
 
 /* lines.c: the log's lines, without prefixes, wrapped lines joined. */
 int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *ret_prefixed);
-int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf);
+int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf);
 
 /* events.c: what a line reports. */
 LogHas log_has(const char *log, size_t len);
@@ -158,6 +160,7 @@ Event classify(const Line *l);
 Event panic_cause(const Line *l);
 Line event_headline(const Line *l);
 bool panic_on_task_exit(const Line *l);
+bool is_lockdep_warning(const Line *l);
 const char *event_reason(Event e);
 
 /* symbols.c: frames and instruction pointers as each architecture and era prints them. */
@@ -175,6 +178,7 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 bool is_sanitizer_helper(const Line *name);
 bool is_irq_entry(const Line *name);
 size_t trace_after_irq_entry(const Line *lines, size_t start, size_t end);
+bool trace_has_frame_at(const Line *lines, size_t i, size_t end);
 
 /* task.c: the task, its taint and the kernel version. */
 bool is_task_line(const Line *l);

@@ -104,7 +104,7 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	_cleanup_free_ Line *lines = NULL;
 	_cleanup_free_ char *joined = NULL;
 	LogHas has;
-	bool prefixed;
+	bool prefixed, qp;
 	size_t n;
 	int r;
 
@@ -120,8 +120,8 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	if (r < 0)
 		return r;
 	/* quoted-printable: "=3D" for '=', "=20" for a blank at the end of a line */
-	r = join_wrapped_lines(
-		lines, n, log_contains(log, len, "=3D") || log_contains(log, len, "=20"), &joined);
+	qp = log_contains(log, len, "=3D") || log_contains(log, len, "=20");
+	r = join_wrapped_lines(lines, n, qp, prefixed, &joined);
 	if (r < 0)
 		return r;
 	has = log_has(log, len);

@@ -71,6 +71,29 @@ static bool is_die_line(const Line *l)
 	return false;
 }
 
+/*
+ * lockdep's and RCU-lockdep's reports, which start with "WARNING: " and the problem: "WARNING:
+ * possible circular locking dependency detected", "WARNING: suspicious RCU usage", ...
+ */
+bool is_lockdep_warning(const Line *l)
+{
+	static const char *const problems[] = {
+		"WARNING: possible ",
+		"WARNING: suspicious RCU usage",
+		"WARNING: inconsistent lock state",
+		"WARNING: bad unlock balance detected!",
+		"WARNING: held lock freed!",
+		"WARNING: lock held when returning to user space!",
+		"WARNING: Nested lock was not taken",
+		"WARNING: bad contention detected!",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(problems); i++)
+		if (has_prefix(l, problems[i]))
+			return true;
+	return false;
+}
+
 /* What line l reports; has says which texts the log holds at all. */
 Event classify_in(const Line *l, const LogHas *has)
 {
@@ -113,6 +136,7 @@ Event classify_in(const Line *l, const LogHas *has)
 	/* 6.16 and later: "WARNING: mm/memblock.c:904 at __free_reserved_area+0xd3/0xf0, CPU#0:
 	 * swapper/0/0" */
 	if (has_prefix(l, "WARNING: CPU: ") || has_prefix(l, "WARNING: at ") ||
+	    is_lockdep_warning(l) ||
 	    (has_prefix(l, "WARNING: ") && line_find(l, " at ") && line_find(l, ", CPU#")))
 		return EVENT_WARNING;
 	if (has_prefix(l, "kernel BUG at "))
@@ -120,6 +144,9 @@ Event classify_in(const Line *l, const LogHas *has)
 	for (size_t i = 0; i < ARRAY_SIZE(oops_prefixes); i++)
 		if (has_prefix(l, oops_prefixes[i]))
 			return is_die_line(l) ? EVENT_OOPS : EVENT_NONE;
+	/* mips, loongarch: "CPU 0 Unable to handle kernel paging request at virtual address ..." */
+	if (has_prefix(l, "CPU ") && line_find(l, " Unable to handle kernel "))
+		return EVENT_OOPS;
 	if (has_prefix(l, "BUG: "))
 		return EVENT_BUG;
 	if (has->mce && line_find(l, MCE_TEXT) && line_find(l, MCE_TEXT2))

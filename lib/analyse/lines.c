@@ -333,6 +333,7 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *re
 			line_unquote(&lines[i]);
 		if (glued)
 			line_skip_to_panic(&lines[i]);
+		lines[i].flowed = raw.len > 0 && raw.s[raw.len - 1] == ' ';
 		line_trim(&raw);
 		lines[i].bare = lines[i].s == raw.s;
 		texts += raw.len > 0;
@@ -370,7 +371,9 @@ static bool is_wrapped_task_line(const Line *first, const Line *second)
 		if (first->len > 12 && memcmp(first->s + first->len - 12, " Not tainted", 12) == 0)
 			return second->len > 0 && is_digit(second->s[0]);
 		return !line_find(first, "ainted") &&
-		       (line_find(second, " tainted") || line_find(second, "Tainted:"));
+		       (line_find(second, " tainted") || line_find(second, "Tainted:") ||
+			(has_prefix(second, "tainted ") && first->len > 4 &&
+			 memcmp(first->s + first->len - 4, " Not", 4) == 0));
 	}
 	at = (size_t)(taint - first->s) + strlen(" Tainted: ");
 	if (skip_taint_columns(first, at) < first->len)
@@ -405,6 +408,19 @@ static bool is_single_token(const Line *l)
 	return l->len > 0 && !memchr(l->s, ' ', l->len);
 }
 
+/* The rest of a WARNING line: its file:line, its function, or both ("lib/refcount.c:28
+ * refcount_warn_saturate+0xd9/0xe0"). */
+static bool is_warning_rest(const Line *l)
+{
+	const char *blank = memchr(l->s, ' ', l->len);
+
+	if (is_single_token(l) || parse_symbol(l, &(Symbol){}))
+		return true;
+	if (!blank || !memchr(l->s, ':', (size_t)(blank - l->s)))
+		return false;
+	return parse_symbol(&(Line){blank + 1, (size_t)(l->s + l->len - blank - 1)}, &(Symbol){});
+}
+
 /* How a line goes on in the next one, when a console, a mail client or a copy and paste
  * wrapped it. */
 typedef enum Wrap {
@@ -421,16 +437,20 @@ typedef enum Wrap {
  * function ("RIP: 0010:" and "func+0x2d6/0xbe0 [mod]"); and in a quoted-printable mail (qp), a
  * line that ends with '='.
  */
-static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool in_warning)
+static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefixed,
+		      bool continuing, bool in_warning)
 {
 	if (second->len == 0)
 		return WRAP_NONE;
+	/* format=flowed: a line that ends with a blank goes on in the next, which lacks the
+	 * prefix every line of the log has */
+	if (first->flowed && prefixed && second->bare && (!first->bare || continuing))
+		return WRAP_BLANK;
 	/* a WARNING without its function: "WARNING: CPU: 3 PID: 201 at", then
 	 * "drivers/gpu/drm/i915/display/intel_display.c:7104", then
 	 * "intel_atomic_commit_tail+0x13e2/0x1480 [i915]" */
 	if ((in_warning ? is_single_token(first) : has_prefix(first, "WARNING: CPU: ")) &&
-	    !line_find(first, "+0x") &&
-	    (is_single_token(second) || parse_symbol(second, &(Symbol){})))
+	    !line_find(first, "+0x") && is_warning_rest(second))
 		return WRAP_BLANK;
 	if (qp && first->len > 0 && first->s[first->len - 1] == '=')
 		return WRAP_SOFT;
@@ -455,7 +475,7 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool in_wa
  * own (*ret_buf, NULL when there are none) that the joined lines point into; a joined line leaves
  * an empty one behind it, marked continued.
  */
-int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf)
+int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf)
 {
 	_cleanup_free_ Wrap *wraps = NULL;
 	size_t size = 0, o = 0;
@@ -463,9 +483,9 @@ int join_wrapped_lines(Line *lines, size_t n, bool qp, char **ret_buf)
 
 	*ret_buf = NULL;
 	for (size_t i = 0; i + 1 < n; i++) {
-		bool in_warning = i > 0 && wraps && wraps[i - 1] != WRAP_NONE &&
-				  has_prefix(&lines[i - 1], "WARNING: ");
-		Wrap w = line_wrap(&lines[i], &lines[i + 1], qp, in_warning);
+		bool continuing = i > 0 && wraps && wraps[i - 1] != WRAP_NONE;
+		bool in_warning = continuing && has_prefix(&lines[i - 1], "WARNING: ");
+		Wrap w = line_wrap(&lines[i], &lines[i + 1], qp, prefixed, continuing, in_warning);
 
 		if (w == WRAP_NONE)
 			continue;

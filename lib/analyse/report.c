@@ -50,7 +50,8 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 			in_trace = false;
 		/* in the report's first trace: the others are other CPUs' */
 		else if (in_trace && !after_irq && traces == 1 &&
-			 (has_prefix(l, "</IRQ>") || has_prefix(l, "<EOI>"))) {
+			 (has_prefix(l, "</IRQ>") || has_prefix(l, "<EOI>") ||
+			  has_prefix(l, "<<EOE>>") || has_prefix(l, "</NMI>"))) {
 			after_irq = true;
 			/* "<EOI>  [<ffffffff810e4299>] ? note_page+0x249/0xe90" before 4.9 */
 			r->after_irq_index = i;
@@ -273,7 +274,11 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 				report->trace_index = i;
 				break;
 			}
-	} else if (stalled && report->after_irq_index > 0) {
+	} else if ((stalled || (kind == EVENT_HARD_LOCKUP && !report->have_ip &&
+				trace_has_frame_at(lines, report->after_irq_index, end))) &&
+		   report->after_irq_index > 0) {
+		/* where the timer interrupt or, in a hard lockup whose registers were not printed,
+		 * the NMI watchdog found the CPU: after "<<EOE>>" before 3.x */
 		report->trace_start = &lines[report->after_irq_index];
 		report->trace_index = report->after_irq_index;
 	} else if (stalled && report->trace_start) {
@@ -299,9 +304,10 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 }
 
 /*
- * The function that called the frame named name, and its module: the victim of a
- * stack-protector panic that names it by address (the caller of __stack_chk_fail()), the code
- * that a sanitizer's check named in a report's first line was checking.
+ * The function that called the frame named name (the first that is not the reporting machinery),
+ * and its module: the victim of a stack-protector panic that names it by address (the caller of
+ * __stack_chk_fail()), the code that a sanitizer's check named in a report's first line was
+ * checking, the code that took a lock lockdep warns about (the caller of lock_acquire()).
  */
 static int analysis_read_caller_of(DmesgAnalysis *a, const Line *name)
 {
@@ -312,6 +318,12 @@ static int analysis_read_caller_of(DmesgAnalysis *a, const Line *name)
 		if (strlen(a->frames[i].function) != name->len ||
 		    memcmp(a->frames[i].function, name->s, name->len) != 0)
 			continue;
+		/* past the sleeping lock that lock_acquire() was called for */
+		while (i + 2 < a->n_frames &&
+		       is_generic_frame(
+			       caller->function,
+			       function_base_len(caller->function, strlen(caller->function))))
+			caller = &a->frames[++i + 1];
 		r = set_text(&a->function, caller->function, strlen(caller->function),
 			     NAME_MAX_LEN);
 		if (r < 0 || !caller->module)
@@ -337,6 +349,19 @@ static int analysis_read_function(DmesgAnalysis *a, const Line *first_line, cons
 		if (r < 0 || a->function)
 			return r;
 	} else if (sym.name.len == 0) {
+		if (is_lockdep_warning(first_line)) {
+			static const char *const entries[] = {
+				"lock_acquire", "lockdep_rcu_suspicious", "lock_release"};
+
+			for (size_t k = 0; k < ARRAY_SIZE(entries) && !a->function; k++) {
+				r = analysis_read_caller_of(
+					a, &(Line){entries[k], strlen(entries[k])});
+				if (r < 0)
+					return r;
+			}
+			if (a->function)
+				return 0;
+		}
 		if (line_find(first_line, "stack is corrupted in: "))
 			return analysis_read_caller_of(
 				a, &(Line){"__stack_chk_fail", strlen("__stack_chk_fail")});

@@ -270,14 +270,16 @@ bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller)
 
 /*
  * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
- * powerpc, riscv ("epc : func+0x2c/0x90"; an address alone on other CPUs' lines), and s390's
+ * powerpc, riscv ("epc : func+0x2c/0x90"; an address alone on other CPUs' lines), mips,
+ * loongarch, and s390's
  * "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
  */
 bool parse_ip_line(const Line *l, Symbol *ret)
 {
 	static const char *const prefixes[] = {
 		"RIP: ",     "IP: ",  "EIP: ",	"EIP is at ", "pc : ",
-		"PC is at ", "NIP [", "epc : ", "epc: ",
+		"PC is at ", "NIP [", "epc : ", "epc: ",      "epc   : ", /* mips */
+		"ERA: ",						  /* loongarch */
 	};
 
 	if (has_prefix(l, "Krnl PSW : ")) {
@@ -304,6 +306,9 @@ bool parse_ip_line(const Line *l, Symbol *ret)
 		i = skip_hex(&rest, 0);
 		if (i == 4 && i < rest.len && rest.s[i] == ':')
 			rest = line_after(&rest, i + 1);
+		/* mips' "epc   : 80123456 func+0x10/0x20", loongarch's "ERA: 900000000023b1c8 func" */
+		else if (i >= 8 && i < rest.len && is_blank(rest.s[i]))
+			rest = line_after(&rest, skip_blanks(&rest, i));
 		return parse_symbol(&rest, ret) && !ret->unreliable;
 	}
 	return false;

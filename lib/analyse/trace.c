@@ -27,7 +27,7 @@ static bool is_trace_marker(const Line *l)
 /* Removes a marker that older kernels print before the first frame: "<IRQ>  [<ffff...>] ...". */
 static void line_skip_marker(Line *l)
 {
-	static const char *const markers[] = {"<IRQ>", "<NMI>", "<EOI>"};
+	static const char *const markers[] = {"<IRQ>", "<NMI>", "<EOI>", "<<EOE>>"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(markers); i++)
 		if (has_prefix(l, markers[i])) {
@@ -301,4 +301,17 @@ size_t trace_after_irq_entry(const Line *lines, size_t start, size_t end)
 			after = i + 1;
 	}
 	return after;
+}
+
+/* Whether line i ("<<EOE>>  [<ffffffff810944f0>] func+0x90/0xa0") or the next holds a frame. */
+bool trace_has_frame_at(const Line *lines, size_t i, size_t end)
+{
+	for (size_t k = i; k < end && k < i + 2; k++) {
+		Line l = lines[k];
+
+		line_skip_marker(&l);
+		if (parse_symbol(&l, &(Symbol){}))
+			return true;
+	}
+	return false;
 }

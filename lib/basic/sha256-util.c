@@ -217,19 +217,25 @@ void sha256_finish(Sha256 *s, uint8_t ret_digest[static SHA256_DIGEST_SIZE])
 		store_be32(ret_digest + 4 * i, s->h[i]);
 }
 
-int sha256_hex(const void *buf, size_t len, char hex[static SHA256_HEX_SIZE])
+void sha256_finish_hex(Sha256 *s, char hex[static SHA256_HEX_SIZE])
 {
 	static const char digits[] = "0123456789abcdef";
 	uint8_t md[SHA256_DIGEST_SIZE];
-	Sha256 s;
 
-	sha256_init(&s);
-	sha256_update(&s, buf, len);
-	sha256_finish(&s, md);
+	sha256_finish(s, md);
 	for (unsigned int i = 0; i < SHA256_DIGEST_SIZE; i++) {
 		hex[2 * i] = digits[md[i] >> 4];
 		hex[2 * i + 1] = digits[md[i] & 0xf];
 	}
 	hex[2 * SHA256_DIGEST_SIZE] = 0;
+}
+
+int sha256_hex(const void *buf, size_t len, char hex[static SHA256_HEX_SIZE])
+{
+	Sha256 s;
+
+	sha256_init(&s);
+	sha256_update(&s, buf, len);
+	sha256_finish_hex(&s, hex);
 	return 0;
 }

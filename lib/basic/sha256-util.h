@@ -33,5 +33,8 @@ void sha256_finish(Sha256 *s, uint8_t ret_digest[static SHA256_DIGEST_SIZE]);
  */
 bool sha256_use_cpu_extensions(bool use);
 
+/* sha256_finish(), the digest as lower-case hex, NUL-terminated. */
+void sha256_finish_hex(Sha256 *s, char hex[static SHA256_HEX_SIZE]);
+
 /* Lower-case hex SHA-256 of buf, NUL-terminated, into hex[SHA256_HEX_SIZE]. Returns 0. */
 int sha256_hex(const void *buf, size_t len, char hex[static SHA256_HEX_SIZE]);

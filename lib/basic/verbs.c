@@ -104,14 +104,20 @@ static const OptionSpec *option_find(const OptionSpec *const tables[], int val)
 
 int log_option_error(const OptionSpec *const tables[], char *argv[], const char *verb)
 {
-	/* getopt_long() leaves a short option in optopt, a long one in argv[optind - 1]. */
+	/*
+	 * getopt_long() leaves the option's id in optopt (0 for an unknown long option) and a
+	 * long option in argv[optind - 1]; a short one may be in the middle of "-abc", which
+	 * optind has not passed yet.
+	 */
 	const OptionSpec *o = optopt ? option_find(tables, optopt) : NULL;
 	const char *arg = argv[optind - 1], *prog = program_invocation_short_name;
 	const char *space = verb ? " " : "";
 	char text[3] = {'-', (char)optopt, '\0'};
+	bool given_long = strneq(arg, "--", 2) &&
+			  (!optopt || (o && o->name && strneq(arg + 2, o->name, strcspn(arg + 2, "="))));
 
 	verb = verb ?: "";
-	if (optopt && !strneq(arg, "--", 2))
+	if (!given_long)
 		arg = text;
 	if (!o)
 		return log_error_errno(EINVAL, "Unknown option '%s': see '%s%s%s --help'.", arg,

@@ -180,8 +180,6 @@ int store_crash_id_from_digests(const char *const *sha256_hex, size_t n,
 int store_txn_begin(Store *s, const char *id, StoreTxn **ret);
 /* Writes a whole file ("records/NAME" or a plain name); the commit makes it durable. */
 int store_txn_write_file(StoreTxn *t, const char *name, const void *buf, size_t len);
-/* Appends to a file kept open until the commit, e.g. dmesg.txt. */
-int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len);
 /* Bytes written so far. */
 uint64_t store_txn_size(const StoreTxn *t);
 /* Sets crash["stored_bytes"], writes crash.json, makes everything durable, renames it in place. */

@@ -30,11 +30,6 @@
  */
 #define WRITEBACK_EVERY 32
 
-typedef struct TxnAppend {
-	char *name;
-	int fd;
-} TxnAppend;
-
 struct StoreTxn {
 	Store *store;
 	char id[STORE_CRASH_ID_LEN + 1];
@@ -42,8 +37,6 @@ struct StoreTxn {
 	bool locked; /* holds a reference on the store's txn_lock_fd */
 	int dir_fd;
 	int records_fd;
-	TxnAppend *appends;
-	size_t n_appends;
 	uint64_t size;
 	json_t *summary;  /* the index line, once prepared */
 	bool staged;	  /* the staging directory exists and was not renamed into place */
@@ -219,44 +212,6 @@ int store_txn_write_file(StoreTxn *t, const char *name, const void *buf, size_t 
 	return 0;
 }
 
-int store_txn_append(StoreTxn *t, const char *name, const void *buf, size_t len)
-{
-	TxnAppend *a = NULL;
-	const char *base;
-	int dir_fd, r;
-
-	for (size_t i = 0; i < t->n_appends; i++)
-		if (streq(t->appends[i].name, name))
-			a = &t->appends[i];
-
-	if (!a) {
-		_cleanup_close_ int fd = -1;
-		_cleanup_free_ char *copy = NULL;
-		TxnAppend *p;
-
-		r = txn_resolve(t, name, &dir_fd, &base);
-		if (r < 0)
-			return r;
-		copy = strdup(name);
-		p = reallocarray(t->appends, t->n_appends + 1, sizeof(TxnAppend));
-		if (!copy || !p)
-			return -ENOMEM;
-		t->appends = p;
-		fd = open_create_at(dir_fd, base, O_EXCL | O_APPEND, STORE_FILE_MODE);
-		if (fd < 0)
-			return fd;
-		a = &t->appends[t->n_appends++];
-		a->name = TAKE_PTR(copy);
-		a->fd = TAKE_FD(fd);
-	}
-
-	r = write_full(a->fd, buf, len);
-	if (r < 0)
-		return r;
-	t->size += len;
-	return 0;
-}
-
 uint64_t store_txn_size(const StoreTxn *t)
 {
 	return t->size;
@@ -272,9 +227,6 @@ int store_txn_prepare(StoreTxn *t, json_t *crash)
 	    json_object_set_new(crash, "stored_bytes", json_integer((json_int_t)t->size)) < 0)
 		return -ENOMEM;
 
-	for (size_t i = 0; i < t->n_appends; i++)
-		if (close(TAKE_FD(t->appends[i].fd)) < 0)
-			return -errno;
 	r = crash_json_write(t->dir_fd, crash, false);
 	if (r < 0)
 		return r;
@@ -366,12 +318,6 @@ StoreTxn *store_txn_free(StoreTxn *t)
 {
 	if (!t)
 		return NULL;
-	for (size_t i = 0; i < t->n_appends; i++) {
-		if (t->appends[i].fd >= 0)
-			close(t->appends[i].fd);
-		free(t->appends[i].name);
-	}
-	free(t->appends);
 	if (t->records_fd >= 0)
 		close(t->records_fd);
 	if (t->dir_fd >= 0)

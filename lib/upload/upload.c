@@ -161,16 +161,14 @@ static void target_fingerprint(const TargetRun *t, const char *token,
 		t->cfg->client_key ?: "",
 		token ?: "",
 	};
-	uint8_t digest[SHA256_DIGEST_SIZE];
 	Sha256 s;
 
 	sha256_init(&s);
 	/* Each part with its NUL, so that no two lists of parts hash alike. */
 	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
 		sha256_update(&s, parts[i], strlen(parts[i]) + 1);
-	sha256_finish(&s, digest);
-	for (size_t i = 0; i < SHA256_DIGEST_SIZE; i++)
-		sprintf(ret + 2 * i, "%02x", digest[i]);
+	sha256_finish_hex(&s, ret);
+	/* The token's bytes may still be in the block buffer. */
 	explicit_bzero(&s, sizeof(s));
 }
 

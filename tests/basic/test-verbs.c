@@ -140,19 +140,23 @@ static int option_error(char **args, int n)
 Test(verbs, log_option_error, .init = cr_redirect_stderr)
 {
 	char prog[] = "prog", list[] = "list", unknown[] = "--bogus", no_value[] = "--group=3",
-	     missing[] = "-S", unknown_short[] = "-x";
+	     missing[] = "-S", unknown_short[] = "-x", group[] = "--group", cluster[] = "-xS";
 	char *a[] = {list, unknown, NULL}, *b[] = {list, no_value, NULL},
-	     *c[] = {list, missing, NULL}, *d[] = {list, unknown_short, NULL};
+	     *c[] = {list, missing, NULL}, *d[] = {list, unknown_short, NULL},
+	     *e[] = {list, group, cluster, NULL};
 
 	program_invocation_short_name = prog;
 	cr_assert_eq(option_error(a, 2), -EINVAL);
 	cr_assert_eq(option_error(b, 2), -EINVAL);
 	cr_assert_eq(option_error(c, 2), -EINVAL);
 	cr_assert_eq(option_error(d, 2), -EINVAL);
+	/* -x before S in one word: not the --group before it. */
+	cr_assert_eq(option_error(e, 3), -EINVAL);
 	fflush(stderr);
 	cr_assert_stderr_eq_str(
 		"prog: Unknown option '--bogus': see 'prog list --help'.\n"
 		"prog: Option '--group' takes no value: see 'prog list --help'.\n"
 		"prog: Option '-S' needs a value (TIME): see 'prog list --help'.\n"
+		"prog: Unknown option '-x': see 'prog list --help'.\n"
 		"prog: Unknown option '-x': see 'prog list --help'.\n");
 }

@@ -79,10 +79,35 @@ check "many parts: bounded" bounded
 check "many parts: exit status" eq "$rc" 0
 check "many parts: kept in the store" eq "$(crashes)" 1
 check "many parts: all 300 records stored" eq "$(ls "$(crash)/records" | wc -l)" 300
-check "many parts: log cut at MaxLogSize=" eq "$(stat -c %s "$(crash)/dmesg.txt")" 8388608
+size=$(stat -c %s "$(crash)/dmesg.txt")
+check "many parts: log cut at MaxLogSize=, at a line" test "$size" -le 8388608 -a "$size" -gt 8388000
 check "many parts: truncated" eq "$(jq -r '.truncated[]' "$(crash)/crash.json")" \
-	"MaxLogSize=8388608: the log holds its first 8388608 bytes"
+	"MaxLogSize=8388608: the log holds its newest $size bytes, from the first whole line"
+check "many parts: the log ends with Part1" \
+	eq "$(tail -c 65536 "$(crash)/dmesg.txt" | grep -o '] part [0-9]* ' | sort -u)" "] part 1 "
 check "many parts: invariants" invariants
+
+# Issue 34, 8: a dump longer than MaxLogSize= keeps its newest lines, Part1
+# with the panic, as MaxParts= keeps the newest parts.
+setup long-dump
+archive --config=/dev/null
+size=$(stat -c %s "$(crash)/dmesg.txt")
+part1=$(ls "$tmp/orig" | sort | head -n 1)
+check "long dump: bounded" bounded
+check "long dump: exit status" eq "$rc" 0
+check "long dump: log cut at MaxLogSize=, at a line" test "$size" -le 8388608 -a "$size" -gt 8388000
+check "long dump: the log ends with Part1, whole" \
+	cmp -s <(tail -c "$(($(stat -c %s "$tmp/orig/$part1") - 14))" "$(crash)/dmesg.txt") \
+	<(tail -n +2 "$tmp/orig/$part1")
+check "long dump: the log starts with a whole line" \
+	grep -qx '<6>\[ *[0-9]*\.000000\] long line [0-9]*' <(head -n 1 "$(crash)/dmesg.txt")
+check "long dump: the panic found" \
+	eq "$(jq -r '"\(.reason) \(.analysis.function) \(.analysis.message)"' "$(crash)/crash.json")" \
+	"panic sysrq_handle_crash Kernel panic - not syncing: sysrq triggered crash"
+check "long dump: truncated" eq "$(jq -r '.truncated[]' "$(crash)/crash.json")" \
+	"MaxLogSize=8388608: the log holds its newest $size bytes, from the first whole line"
+check "long dump: PSTORE_DMESG is dmesg.txt" cmp -s <(field PSTORE_DMESG) <(cat "$(crash)/dmesg.txt"; echo)
+check "long dump: invariants" invariants
 
 # Retention never removes a crash of the run: MaxUse= far below one crash.
 setup erst-multipart

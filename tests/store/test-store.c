@@ -47,13 +47,14 @@ static void add_crash(Store *s, const char *content, json_int_t time, const char
 		      char id[static STORE_CRASH_ID_LEN + 1])
 {
 	_cleanup_(store_txn_freep) StoreTxn *t = NULL;
+	_cleanup_free_ char *dmesg = NULL;
 	json_auto_t *crash = NULL;
 
 	make_id(content, id);
 	cr_assert_eq(store_txn_begin(s, id, &t), 0);
 	cr_assert_eq(store_txn_write_file(t, "records/dmesg-erst-1", content, strlen(content)), 0);
-	cr_assert_eq(store_txn_append(t, "dmesg.txt", "line 1\n", 7), 0);
-	cr_assert_eq(store_txn_append(t, "dmesg.txt", content, strlen(content)), 0);
+	cr_assert(asprintf(&dmesg, "line 1\n%s", content) > 0);
+	cr_assert_eq(store_txn_write_file(t, "dmesg.txt", dmesg, strlen(dmesg)), 0);
 	crash = json_pack("{s:i, s:s, s:s, s:I, s:I, s:{s:s, s:s}, s:[{s:s}]}", "schema_version",
 			  STORE_SCHEMA_VERSION, "kind", "kernel-crash", "reason", "panic", "time",
 			  time, "archived_at", time + 10, "analysis", "signature", "sig",
@@ -308,7 +309,7 @@ Test(store, uncommitted_transaction_leaves_nothing)
 	cr_assert_eq(store_txn_write_file(t, "records/../a", "abc", 3), -EINVAL);
 	cr_assert_eq(store_txn_write_file(t, "crash.json", "{}", 2), -EINVAL);
 	cr_assert_eq(store_txn_write_file(t, "records", "{}", 2), -EINVAL);
-	cr_assert_eq(store_txn_append(t, "../escape", "abc", 3), -EINVAL);
+	cr_assert_eq(store_txn_write_file(t, "../escape", "abc", 3), -EINVAL);
 	cr_assert_eq(store_txn_size(t), 3);
 	store_txn_free(t);
 
@@ -383,9 +384,9 @@ Test(store, batch_commit_shows_crashes_only_at_commit)
 		cr_assert_eq(store_txn_write_file(txns[i], "records/dmesg-erst-1", contents[i],
 						  strlen(contents[i])),
 			     0);
-		cr_assert_eq(
-			store_txn_append(txns[i], "dmesg.txt", contents[i], strlen(contents[i])),
-			0);
+		cr_assert_eq(store_txn_write_file(txns[i], "dmesg.txt", contents[i],
+						  strlen(contents[i])),
+			     0);
 		cr_assert_eq(store_txn_prepare(txns[i], crash), 0);
 		cr_assert_eq(store_txn_prepare(txns[i], crash), -EINVAL, "prepared twice");
 	}

@@ -104,6 +104,20 @@ grep -q "$failed crashes failed to upload" "$T/status" || { cat "$T/status"; fai
 n=$(count_requests '^PUT /reject/')
 pstorectl_upload >"$T/out" 2>&1 || :
 [ "$(count_requests '^PUT /reject/')" = "$n" ] || fail "403: a failed crash was retried"
+grep -q "failed permanently for this target configuration" "$T/out" ||
+	{ cat "$T/out"; fail "403: pstorectl upload does not say why nothing was sent"; }
+# The refusal was for the target's configuration: a new token, or another method, and the
+# crash is tried again without --force; the same configuration again, and it is not.
+echo "token-with-the-scope" >"$T/token"
+target r reject "TokenFile=$T/token" AllowInsecureCredentials=yes
+pstorectl_upload "$id" >"$T/out" 2>&1 || :
+[ "$(count_requests '^PUT /reject/.*Bearer token-with-the-scope' 1)" = 1 ] ||
+	{ cat "$T/out"; fail "403: not tried again with a new token"; }
+pstorectl_upload "$id" >"$T/out" 2>&1 || :
+[ "$(count_requests '^PUT /reject/')" = $((n + 1)) ] || fail "403: retried, the same token"
+target r reject "TokenFile=$T/token" AllowInsecureCredentials=yes Method=POST
+pstorectl_upload "$id" >"$T/out" 2>&1 || :
+[ "$(count_requests '^POST /reject/' 1)" = 1 ] || fail "403: not tried again with POST"
 
 # An answer with a C1 control (CSI) and a byte that is not UTF-8: escaped where it is stored
 # and where it is printed, as C0 controls are.
