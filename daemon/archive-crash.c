@@ -330,6 +330,8 @@ int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTxn *txn,
 	if (c->kind == PSTORE_CRASH_KERNEL) {
 		r = crash_add_analysis(crash, log_buffer_text(&a->log),
 				       log_buffer_text_len(&a->log));
+		if (r >= 0)
+			r = crash_add_build_ids(crash);
 		if (r < 0)
 			return log_oom();
 	}

@@ -145,6 +145,8 @@ void archive_failed(Archive *a, int error, size_t n);
 /* The crash document (archive-crash.c). */
 /* Says in crash["truncated"] what a budget left out of the crash. */
 _printf_(2, 3) int crash_truncated(json_t *crash, const char *fmt, ...);
+/* crash["build_ids"]: of the running kernel and its modules in the trace, when it crashed. */
+int crash_add_build_ids(json_t *crash);
 /* The crash id, from the key record; does not log. */
 int crash_id(Archive *a, const PstoreCrash *c, char id[static STORE_CRASH_ID_LEN + 1]);
 /* Puts the crash into the store (txn != NULL) or only builds its document, and its log in a->log. */

@@ -91,6 +91,7 @@ DmesgAnalysis *dmesg_analysis_free(DmesgAnalysis *a)
 	free(a->frames);
 	free(a->taint);
 	free(a->kernel_version);
+	free(a->kernel_package);
 	free(a->comm);
 	free(a->hardware);
 	free(a->signature);
@@ -179,11 +180,12 @@ int dmesg_analysis_to_json(const DmesgAnalysis *a, json_t **ret)
 		return r;
 
 	o = json_pack(
-		"{s:s,s:o,s:o,s:o,s:O,s:O,s:o,s:o,s:o,s:o,s:o,s:o}", "reason", a->reason, "message",
+		"{s:s,s:o,s:o,s:o,s:O,s:O,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "reason", a->reason, "message",
 		json_string_or_null(a->message), "function", json_string_or_null(a->function),
 		"module", json_string_or_null(a->module), "call_trace", trace, "frames", frames,
 		"taint", json_string_or_null(a->taint), "kernel_version",
-		json_string_or_null(a->kernel_version), "comm", json_string_or_null(a->comm), "pid",
+		json_string_or_null(a->kernel_version), "kernel_package",
+		json_string_or_null(a->kernel_package), "comm", json_string_or_null(a->comm), "pid",
 		a->pid >= 0 ? json_integer(a->pid) : json_null(), "hardware",
 		json_string_or_null(a->hardware), "signature", json_string_or_null(a->signature));
 	if (!o)

@@ -50,6 +50,7 @@ typedef struct DmesgAnalysis {
 	/* Taint flags as letters ("GDWO"), "" for "Not tainted", NULL if not in the log. */
 	char *taint;
 	char *kernel_version; /* "6.1.0-18-amd64" */
+	char *kernel_package; /* the distribution's package version: "Debian 6.1.76-1" */
 	char *comm;	      /* the task that crashed */
 	int pid;	      /* its PID, -1 when unknown */
 	char *hardware;	      /* "QEMU Standard PC (i440FX + PIIX, 1996), BIOS ..." */
@@ -70,7 +71,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(DmesgAnalysis *, dmesg_analysis_free);
 /*
  * {"reason":..., "message":..., "function":..., "module":..., "call_trace":[...],
  *  "frames":[{"function":..., "offset":..., "size":..., "module":...}, ...],
- *  "taint":..., "kernel_version":..., "comm":..., "pid":..., "hardware":...,
+ *  "taint":..., "kernel_version":..., "kernel_package":..., "comm":..., "pid":..., "hardware":...,
  *  "signature":...}, with null for what is unknown.
  */
 int dmesg_analysis_to_json(const DmesgAnalysis *a, json_t **ret);

@@ -28,6 +28,54 @@ bool is_taint_line(const Line *l)
 		(line_find(l, " Not tainted") || line_find(l, " Tainted:")));
 }
 
+/* Where the word after the next words words of l from i starts. */
+static size_t skip_words(const Line *l, size_t i, size_t words)
+{
+	for (size_t k = 0; k < words; k++) {
+		i = skip_blanks(l, i);
+		while (i < l->len && !is_blank(l->s[i]))
+			i++;
+	}
+	return skip_blanks(l, i);
+}
+
+static bool is_capital(char c)
+{
+	return c >= 'A' && c <= 'Z';
+}
+
+/*
+ * The distribution's package of the kernel, where it prints one after the build number at i:
+ * Debian's task line "6.1.0-18-amd64 #1  Debian 6.1.76-1" and banner "#1 SMP PREEMPT_DYNAMIC
+ * Debian 6.1.115-1 (2024-11-01)". A name and a version that starts with a digit ("Debian
+ * 1:6.6.20-1+rpt1"), after words in capitals (SMP, PREEMPT(full)); not SUSE's "SLE15-SP4
+ * (unreleased)" nor the build id that CONFIG_STACKTRACE_BUILD_ID appends.
+ */
+static int analysis_read_package(DmesgAnalysis *a, const Line *l, size_t i)
+{
+	size_t name, version, end;
+
+	i = skip_blanks(l, i);
+	if (a->kernel_package || i >= l->len || l->s[i] != '#')
+		return 0;
+	for (i = skip_words(l, i, 1); i < l->len; i = skip_words(l, i, 1)) {
+		size_t k = i;
+
+		while (k < l->len && (is_capital(l->s[k]) || l->s[k] == '_'))
+			k++;
+		if (k == i || (k < l->len && !is_blank(l->s[k]) && l->s[k] != '('))
+			break;
+	}
+	name = i;
+	version = skip_words(l, name, 1);
+	if (name >= l->len || !is_capital(l->s[name]) || version >= l->len ||
+	    !is_digit(l->s[version]))
+		return 0;
+	for (end = version; end < l->len && !is_blank(l->s[end]);)
+		end++;
+	return set_text(&a->kernel_package, l->s + name, end - name, NAME_MAX_LEN);
+}
+
 /*
  * Reads "Not tainted 6.1.0-18-amd64 #1 ...", "Tainted: G      D W  O      6.1.0 #1 ..." or, after
  * powerpc's "REGS: ... TRAP: 0300 ", "Not tainted (2.6.25-rc2)".
@@ -40,6 +88,7 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint)
 	char letters[33];
 	size_t n = 0, i;
 	bool tainted;
+	int r;
 
 	if ((has_prefix(line, "REGS: ") || has_prefix(line, "CPU: ")) &&
 	    ((t = line_find(line, " Not tainted")) || (t = line_find(line, " Tainted:"))))
@@ -81,7 +130,10 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint)
 		if (!is_digit(l->s[start]) && !(i + 2 < l->len && l->s[i] == ' ' &&
 						l->s[i + 1] == '#' && is_digit(l->s[i + 2])))
 			return 0;
-		return set_text(&a->kernel_version, l->s + start, i - start, NAME_MAX_LEN);
+		r = set_text(&a->kernel_version, l->s + start, i - start, NAME_MAX_LEN);
+		if (r < 0)
+			return r;
+		return analysis_read_package(a, l, i);
 	}
 	return 0;
 }
@@ -255,23 +307,25 @@ int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *r
 		if (r < 0)
 			return r;
 	}
+	/* the banner's build number follows the compiler's version in parentheses */
+	if (scan->version_line && a->kernel_version) {
+		Line rest = line_after(scan->version_line, strlen("Linux version "));
+		size_t v = strlen(a->kernel_version);
+		const char *hash = memrchr(rest.s, '#', rest.len);
+
+		if (hash && rest.len > v && memcmp(rest.s, a->kernel_version, v) == 0 &&
+		    is_blank(rest.s[v])) {
+			r = analysis_read_package(a, &rest, (size_t)(hash - rest.s));
+			if (r < 0)
+				return r;
+		}
+	}
 	if (hardware_line) {
 		Line rest = line_after(hardware_line, strlen("Hardware name: "));
 
 		return set_text(&a->hardware, rest.s, rest.len, TEXT_MAX_LEN);
 	}
 	return 0;
-}
-
-/* Where the word after the next words words of l from i starts. */
-static size_t skip_words(const Line *l, size_t i, size_t words)
-{
-	for (size_t k = 0; k < words; k++) {
-		i = skip_blanks(l, i);
-		while (i < l->len && !is_blank(l->s[i]))
-			i++;
-	}
-	return skip_blanks(l, i);
 }
 
 /*

@@ -23,6 +23,7 @@ static const char *const storage_names[] = {
 static const char *const target_type_names[] = {
 	[PSTORED_TARGET_JOURNAL_REMOTE] = "journal-remote",
 	[PSTORED_TARGET_HTTP_JSON] = "http-json",
+	[PSTORED_TARGET_CLICKHOUSE] = "clickhouse",
 };
 
 static const char *const http_method_names[] = {
@@ -214,7 +215,7 @@ static int config_parse_target_type(const char *value, void *field, char **ret_d
 const ConfigValueType config_value_target_type = {
 	config_parse_target_type,
 	config_target_type_name_to_json,
-	"expected journal-remote or http-json",
+	"expected journal-remote, http-json or clickhouse",
 };
 
 /* "" unsets the field (NULL). */

@@ -40,11 +40,8 @@ typedef enum Section {
 } Section;
 
 static const char *const section_names[_SECTION_MAX] = {
-	[SECTION_NONE] = "",
-	[SECTION_ARCHIVE] = "Archive",
-	[SECTION_STORE] = "Store",
-	[SECTION_METRICS] = "Metrics",
-	[SECTION_TARGET] = "Target.NAME",
+	[SECTION_NONE] = "",	       [SECTION_ARCHIVE] = "Archive",	 [SECTION_STORE] = "Store",
+	[SECTION_METRICS] = "Metrics", [SECTION_TARGET] = "Target.NAME",
 };
 
 /* A key of a section: the type of its value, its field and its default. */
@@ -91,6 +88,8 @@ static const ConfigItem config_items[] = {
 	TARGET("ClientCertificate", path, client_certificate, ""),
 	TARGET("ClientKey", path, client_key, ""),
 	TARGET("TokenFile", path, token_file, ""),
+	TARGET("CredentialsFile", path, credentials_file, ""),
+	TARGET("BatchSize", count_limit, batch_size, "1000"),
 	TARGET("Timeout", timeout, timeout_usec, "30s"),
 	TARGET("MaxPerDay", count_limit, max_per_day, "32"),
 	TARGET("MaxBytesPerDay", size_limit, max_bytes_per_day, "24M"),
@@ -141,6 +140,7 @@ static void target_done(PstoredTarget *t)
 	free(t->client_certificate);
 	free(t->client_key);
 	free(t->token_file);
+	free(t->credentials_file);
 	config_strv_free(t->redact_regex);
 }
 
@@ -681,6 +681,8 @@ static const char *target_insecure_credentials(const PstoredTarget *t)
 		return NULL;
 	if (t->token_file)
 		return "would send the bearer token of TokenFile= in clear text over http://";
+	if (t->credentials_file)
+		return "would send the key of CredentialsFile= in clear text over http://";
 	if (url_has_password(t->url))
 		return "would send the password in URL= in clear text over http://";
 	if (t->client_certificate)
@@ -706,18 +708,31 @@ static int config_check_target(ConfigLoader *l, size_t i)
 
 	if (t->type == _PSTORED_TARGET_TYPE_INVALID)
 		return config_file_warn(
-			&f, NULL, "[Target.%s] has no Type= (set journal-remote or http-json)",
+			&f, NULL,
+			"[Target.%s] has no Type= (set journal-remote, http-json or "
+			"clickhouse)",
 			t->name);
 	if (!t->url)
 		return config_file_warn(&f, NULL, "[Target.%s] has no URL=", t->name);
-	if (t->type == PSTORED_TARGET_JOURNAL_REMOTE && o->method_line > 0) {
+	if (t->type != PSTORED_TARGET_HTTP_JSON && o->method_line > 0) {
 		f.path = o->method_path;
 		f.line = o->method_line;
 		return config_file_warn(&f, NULL,
 					"Method= in [Target.%s] applies to Type=http-json only "
-					"(journal-remote targets always POST)",
-					t->name);
+					"(%s targets always POST)",
+					t->name, pstored_target_type_to_string(t->type));
 	}
+	if (t->type == PSTORED_TARGET_CLICKHOUSE && t->token_file)
+		return config_file_warn(&f, NULL,
+					"[Target.%s] is a clickhouse target, which takes no "
+					"TokenFile=: put the user and the key in CredentialsFile=",
+					t->name);
+	if (t->type != PSTORED_TARGET_CLICKHOUSE && t->credentials_file)
+		return config_file_warn(
+			&f, NULL,
+			"CredentialsFile= in [Target.%s] applies to Type=clickhouse "
+			"only (use TokenFile= for a bearer token)",
+			t->name);
 	if (t->type == PSTORED_TARGET_HTTP_JSON && t->method == PSTORED_HTTP_PUT &&
 	    !strstr(t->url, "{id}"))
 		return config_file_warn(&f, NULL,

@@ -38,6 +38,7 @@ typedef enum PstoredTargetType {
 	_PSTORED_TARGET_TYPE_INVALID = -1, /* never in a loaded configuration */
 	PSTORED_TARGET_JOURNAL_REMOTE,
 	PSTORED_TARGET_HTTP_JSON,
+	PSTORED_TARGET_CLICKHOUSE,
 	_PSTORED_TARGET_TYPE_MAX,
 } PstoredTargetType;
 
@@ -57,6 +58,8 @@ typedef struct PstoredTarget {
 	char *client_certificate;
 	char *client_key;
 	char *token_file;
+	char *credentials_file; /* clickhouse: the user and the key, one a line */
+	uint64_t batch_size;	/* clickhouse: crashes per INSERT */
 	uint64_t timeout_usec;
 	uint64_t max_per_day; /* PSTORED_CONFIG_UNLIMITED for no limit */
 	uint64_t max_bytes_per_day;

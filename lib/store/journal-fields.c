@@ -149,10 +149,38 @@ static char *join_array(json_t *array, const char *key, const char *sep)
 	return s;
 }
 
+/* "mod=buildid mod2=buildid" of crash["build_ids"]["modules"]; NULL when it holds none. */
+static char *join_module_build_ids(json_t *modules, int *error)
+{
+	char *s = NULL;
+	size_t size = 0;
+	const char *name;
+	json_t *v;
+	FILE *f;
+
+	if (json_object_size(modules) == 0)
+		return NULL;
+	f = open_memstream(&s, &size);
+	if (!f) {
+		*error = -ENOMEM;
+		return NULL;
+	}
+	json_object_foreach(modules, name, v)
+		fprintf(f, "%s%s=%s", s && size > 0 ? " " : "", name, json_string_value(v) ?: "");
+	if (fclose(f) != 0) {
+		free(s);
+		*error = -ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
 int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 {
-	_cleanup_free_ char *message = NULL, *records = NULL, *missing = NULL, *truncated = NULL;
+	_cleanup_free_ char *message = NULL, *records = NULL, *missing = NULL, *truncated = NULL,
+			    *module_ids = NULL;
 	json_t *analysis = json_object_get(crash, "analysis");
+	json_t *build_ids = json_object_get(crash, "build_ids");
 	const char *kind = json_str(crash, "kind") ?: "kernel-crash";
 	char priority[4], time[24];
 	JournalCrashFields f = {};
@@ -165,7 +193,8 @@ int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 	truncated = json_array_size(json_object_get(crash, "truncated")) > 0
 			    ? join_array(json_object_get(crash, "truncated"), NULL, "; ")
 			    : NULL;
-	if (!message || !records)
+	module_ids = join_module_build_ids(json_object_get(build_ids, "modules"), &f.error);
+	if (!message || !records || f.error < 0)
 		return -ENOMEM;
 
 	snprintf(priority, sizeof(priority), "%d", crash_priority(crash));
@@ -188,6 +217,9 @@ int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 	field_add(&f, "PSTORE_CRASH_TIMESTAMP", time);
 	field_add(&f, "PSTORE_CRASHED_BOOT_ID", json_str(crash, "crashed_boot_id"));
 	field_add(&f, "KERNEL_VERSION", json_str(analysis, "kernel_version"));
+	field_add(&f, "KERNEL_PACKAGE", json_str(analysis, "kernel_package"));
+	field_add(&f, "KERNEL_BUILD_ID", json_str(build_ids, "vmlinux"));
+	field_add(&f, "KERNEL_MODULE_BUILD_IDS", module_ids);
 	field_add(&f, "CRASH_SIGNATURE", json_str(analysis, "signature"));
 	field_add(&f, "CRASH_FUNCTION", json_str(analysis, "function"));
 	field_add(&f, "CRASH_MODULE", json_str(analysis, "module"));

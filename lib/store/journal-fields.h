@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
-#define JOURNAL_CRASH_FIELDS_MAX 24
+#define JOURNAL_CRASH_FIELDS_MAX 28
 
 /* The entry's fields but the log, "NAME=value" each. */
 typedef struct JournalCrashFields {

@@ -16,6 +16,9 @@
  *	PSTORE_SEVERITY   fatal | recoverable | corrected | informational (hardware errors)
  *	PSTORE_CRASHED_BOOT_ID  the boot that crashed, where the journal knows it
  *	KERNEL_VERSION, CRASH_SIGNATURE, CRASH_FUNCTION, CRASH_MODULE
+ *	KERNEL_PACKAGE    the distribution's package of the kernel ("Debian 6.1.76-1")
+ *	KERNEL_BUILD_ID   the crashed kernel's build id, when it is the running one
+ *	KERNEL_MODULE_BUILD_IDS  "mod=build-id ..." of the modules in the call trace
  *	CRASH_MESSAGE     the analysed message ("Kernel panic - not syncing: ...")
  *	PSTORE_DMESG      the whole reassembled log (or decoded record)
  */

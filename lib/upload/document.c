@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clickhouse.h"
 #include "document.h"
 #include "export.h"
 #include "fs-util.h"
@@ -38,12 +39,31 @@ int upload_document_json_object(Store *s, const char *id, const UploadRedactor *
 	return 0;
 }
 
+/* doc as JSON text on one line, with the newline, as a document of content_type. */
+static int dump_line(json_t *doc, size_t flags, const char *content_type, UploadDocument *ret)
+{
+	char *text, *line;
+	size_t len;
+
+	text = json_dumps(doc, flags);
+	if (!text)
+		return -ENOMEM;
+	len = strlen(text);
+	line = realloc(text, len + 2);
+	if (!line) {
+		free(text);
+		return -ENOMEM;
+	}
+	line[len] = '\n';
+	line[len + 1] = '\0';
+	*ret = (UploadDocument){.data = line, .len = len + 1, .content_type = content_type};
+	return 0;
+}
+
 int upload_document_json(const UploadDocumentContext *c, UploadDocument *ret)
 {
 	const char *id = json_string_value(json_object_get(c->crash, "id"));
 	json_auto_t *doc = NULL;
-	char *text;
-	size_t len;
 	int r;
 
 	if (!id)
@@ -51,22 +71,8 @@ int upload_document_json(const UploadDocumentContext *c, UploadDocument *ret)
 	r = upload_document_json_object(c->store, id, c->redactor, &doc);
 	if (r < 0)
 		return r;
-	text = json_dumps(doc, UPLOAD_DOCUMENT_JSON_FLAGS);
-	if (!text)
-		return -ENOMEM;
 	/* The final newline of "pstorectl export": the two are the same bytes. */
-	len = strlen(text);
-	char *with_nl = realloc(text, len + 2);
-	if (!with_nl) {
-		free(text);
-		return -ENOMEM;
-	}
-	with_nl[len] = '\n';
-	with_nl[len + 1] = '\0';
-
-	*ret = (UploadDocument){
-		.data = with_nl, .len = len + 1, .content_type = "application/json"};
-	return 0;
+	return dump_line(doc, UPLOAD_DOCUMENT_JSON_FLAGS, "application/json", ret);
 }
 
 /* The crash's log (NULL if it has none), redacted when c has a redactor. */
@@ -89,41 +95,72 @@ static int read_log(const UploadDocumentContext *c, const char *id, char **ret, 
 	return 0;
 }
 
-int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
+/* What the journal entry and the ClickHouse row of the crash are made of (crash-source.h). */
+typedef struct CrashSourceData {
+	UploadCrashSource src;
+	char *log;
+	json_t *redacted_crash; /* NULL without a redactor */
+} CrashSourceData;
+
+static void crash_source_data_done(CrashSourceData *d)
+{
+	free(d->log);
+	json_decref(d->redacted_crash);
+}
+
+/* The crash's log and, when c has a redactor, a redacted copy of crash.json. */
+static int crash_source_read(const UploadDocumentContext *c, CrashSourceData *ret)
 {
 	const char *id = json_string_value(json_object_get(c->crash, "id"));
-	_cleanup_free_ char *log = NULL, *buf = NULL;
-	json_auto_t *redacted_crash = NULL;
-	size_t log_len = 0, len = 0;
-	FILE *f;
+	_cleanup_free_ char *log = NULL;
+	json_auto_t *redacted = NULL;
+	size_t len = 0;
 	int r;
 
 	if (!id)
 		return -EBADMSG;
-	r = read_log(c, id, &log, &log_len);
+	r = read_log(c, id, &log, &len);
 	if (r < 0)
 		return r;
 	if (c->redactor) {
-		/* The fields come from crash.json: redact a copy of it, as the log. */
-		redacted_crash = json_deep_copy(c->crash);
-		if (!redacted_crash)
+		redacted = json_deep_copy(c->crash);
+		if (!redacted)
 			return -ENOMEM;
-		r = upload_redact_json_strings(c->redactor, redacted_crash);
+		r = upload_redact_json_strings(c->redactor, redacted);
 		if (r < 0)
 			return r;
 	}
+	*ret = (CrashSourceData){
+		.src =
+			{
+				.crash = redacted ?: c->crash,
+				.dmesg = log,
+				.dmesg_len = len,
+				.hostname = c->hostname,
+				.machine_id = c->machine_id,
+			},
+		.log = TAKE_PTR(log),
+		.redacted_crash = TAKE_PTR(redacted),
+	};
+	return 0;
+}
+
+int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
+{
+	_cleanup_(crash_source_data_done) CrashSourceData data = {};
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	r = crash_source_read(c, &data);
+	if (r < 0)
+		return r;
 
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return -ENOMEM;
-	UploadJournalEntry e = {
-		.crash = redacted_crash ?: c->crash,
-		.dmesg = log,
-		.dmesg_len = log_len,
-		.hostname = c->hostname,
-		.machine_id = c->machine_id,
-	};
-	r = upload_journal_crash(f, &e);
+	r = upload_journal_crash(f, &data.src);
 	if (fclose(f) != 0 && r == 0)
 		r = -ENOMEM;
 	if (r < 0)
@@ -132,4 +169,20 @@ int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
 	*ret = (UploadDocument){
 		.data = TAKE_PTR(buf), .len = len, .content_type = "application/vnd.fdo.journal"};
 	return 0;
+}
+
+int upload_document_clickhouse(const UploadDocumentContext *c, UploadDocument *ret)
+{
+	_cleanup_(crash_source_data_done) CrashSourceData data = {};
+	json_auto_t *row = NULL;
+	int r;
+
+	r = crash_source_read(c, &data);
+	if (r < 0)
+		return r;
+	r = upload_clickhouse_row(&data.src, &row);
+	if (r < 0)
+		return r;
+	/* JSONEachRow: one object a line. */
+	return dump_line(row, JSON_COMPACT, "text/plain; charset=utf-8", ret);
 }

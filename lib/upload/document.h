@@ -11,6 +11,8 @@
  *	                 "pstorectl export --redacted --json=short" prints
  *	journal-remote   one entry in the journal export format, the fields of
  *	                 the local journal entry (journal-export.h)
+ *	clickhouse       one JSONEachRow line of the pstored.crashes table
+ *	                 (clickhouse.h); the uploader sends many in one INSERT
  */
 
 #include <jansson.h>
@@ -21,7 +23,7 @@
 
 typedef struct UploadDocumentContext {
 	Store *store;
-	json_t *crash;		  /* crash.json */
+	json_t *crash;			/* crash.json */
 	const UploadRedactor *redactor; /* NULL: send as stored */
 	const char *hostname;
 	const char *machine_id;
@@ -38,6 +40,8 @@ int upload_document_json_object(Store *s, const char *id, const UploadRedactor *
 				json_t **ret);
 int upload_document_json(const UploadDocumentContext *c, UploadDocument *ret);
 int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret);
+/* One row of a ClickHouse INSERT ... FORMAT JSONEachRow (clickhouse.h), with its newline. */
+int upload_document_clickhouse(const UploadDocumentContext *c, UploadDocument *ret);
 void upload_document_done(UploadDocument *d);
 
 /* The JSON serialisation of the http-json document (flags for json_dumps()). */

@@ -15,7 +15,8 @@
 
 struct UploadHttp {
 	CURL *curl;
-	char *auth_header; /* "Authorization: Bearer ..." */
+	char *auth_header; /* "Authorization: Bearer ..." or "X-ClickHouse-Key: ..." */
+	char *user_header; /* "X-ClickHouse-User: ...", NULL if none */
 	char errbuf[CURL_ERROR_SIZE];
 	char body[RESPONSE_BODY_MAX + 1];
 	size_t body_len;
@@ -48,6 +49,16 @@ int upload_http_new(const UploadHttpOptions *o, UploadHttp **ret)
 	    asprintf(&h->auth_header, "Authorization: Bearer %s", o->bearer_token) < 0) {
 		h->auth_header = NULL;
 		return -ENOMEM;
+	}
+	if (o->clickhouse_key) {
+		if (asprintf(&h->user_header, "X-ClickHouse-User: %s", o->clickhouse_user) < 0) {
+			h->user_header = NULL;
+			return -ENOMEM;
+		}
+		if (asprintf(&h->auth_header, "X-ClickHouse-Key: %s", o->clickhouse_key) < 0) {
+			h->auth_header = NULL;
+			return -ENOMEM;
+		}
 	}
 
 #define SET(opt, val)                                                                              \
@@ -90,6 +101,7 @@ UploadHttp *upload_http_free(UploadHttp *h)
 		explicit_bzero(h->auth_header, strlen(h->auth_header));
 		free(h->auth_header);
 	}
+	free(h->user_header);
 	free(h);
 	return NULL;
 }
@@ -119,7 +131,7 @@ static int request_headers(const UploadHttp *h, const UploadHttpRequest *req,
 	}
 
 	/* "Expect:" turns off curl's 100-continue wait for large bodies. */
-	const char *lines[] = {content_type, "Expect:", key, h->auth_header};
+	const char *lines[] = {content_type, "Expect:", key, h->user_header, h->auth_header};
 	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
 		if (!lines[i])
 			continue;

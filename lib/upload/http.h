@@ -17,6 +17,8 @@ typedef struct UploadHttpOptions {
 	const char *client_certificate;
 	const char *client_key;
 	const char *bearer_token;      /* sent as "Authorization: Bearer"; never logged */
+	const char *clickhouse_user;   /* sent as X-ClickHouse-User with clickhouse_key */
+	const char *clickhouse_key;    /* sent as X-ClickHouse-Key; never logged */
 	uint64_t timeout_usec;	       /* whole request */
 	uint64_t connect_timeout_usec; /* connection set-up */
 } UploadHttpOptions;

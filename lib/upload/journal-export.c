@@ -53,7 +53,7 @@ int upload_journal_end_entry(FILE *f)
 	return fputc('\n', f) == EOF ? -EIO : 0;
 }
 
-int upload_journal_crash(FILE *f, const UploadJournalEntry *e)
+int upload_journal_crash(FILE *f, const UploadCrashSource *e)
 {
 	const char *machine_id = json_string_value(json_object_get(e->crash, "machine_id"));
 	json_int_t archived_at = json_integer_value(json_object_get(e->crash, "archived_at"));

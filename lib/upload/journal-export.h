@@ -28,22 +28,13 @@ int upload_journal_write_string(FILE *f, const char *name, const char *value);
 /* Ends the entry. */
 int upload_journal_end_entry(FILE *f);
 
-#include <jansson.h>
+#include "crash-source.h"
 
 /*
  * The journal entry of a crash: the fields of the local entry
  * (journal_crash_fields(), store/journal-fields.h), after the trusted fields the
  * collector would otherwise take from the sending connection:
  * __REALTIME_TIMESTAMP (when the crash was archived, as the local entry),
- * _BOOT_ID, _MACHINE_ID, _HOSTNAME. dmesg is the log to send, already
- * redacted when the target redacts, like crash.
+ * _BOOT_ID, _MACHINE_ID, _HOSTNAME, and the log.
  */
-typedef struct UploadJournalEntry {
-	json_t *crash;
-	const char *dmesg;
-	size_t dmesg_len;
-	const char *hostname;
-	const char *machine_id; /* used when crash.json has none */
-} UploadJournalEntry;
-
-int upload_journal_crash(FILE *f, const UploadJournalEntry *e);
+int upload_journal_crash(FILE *f, const UploadCrashSource *e);

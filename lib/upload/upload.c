@@ -24,6 +24,7 @@
 #include <curl/curl.h>
 #include <systemd/sd-id128.h>
 
+#include "clickhouse.h"
 #include "document.h"
 #include "export.h"
 #include "fs-util.h"
@@ -101,30 +102,50 @@ static void target_run_done(TargetRun *t)
 	free(t->due);
 }
 
+/*
+ * Reads a file of secrets (TokenFile=, CredentialsFile= named key of the target), without the
+ * line break at its end. holds says what it should hold, for the messages.
+ */
+static int read_secret_file(const UploadOptions *o, const PstoredTarget *cfg, const char *key,
+			    const char *path, const char *holds, char **ret, size_t *ret_len)
+{
+	_cleanup_free_ char *secret = NULL;
+	size_t len;
+	int r;
+
+	r = read_full_file_at(AT_FDCWD, path, TOKEN_FILE_MAX, &secret, &len);
+	if (r == -EFBIG)
+		return upload_log(o, LOG_ERR, r,
+				  "[Target.%s] %s=%s is over %u bytes: not a credentials "
+				  "file (it should hold %s).",
+				  cfg->name, key, path, TOKEN_FILE_MAX, holds);
+	if (r == -ELOOP)
+		return upload_log(o, LOG_ERR, r,
+				  "[Target.%s] %s=%s is a symbolic link: refused "
+				  "(point %s= at the file itself).",
+				  cfg->name, key, path, key);
+	if (r < 0)
+		return upload_log(o, LOG_ERR, r,
+				  "[Target.%s] Cannot read %s=%s: %m (it should be "
+				  "a file readable by root only, holding %s).",
+				  cfg->name, key, path, holds);
+	while (len > 0 && isspace((unsigned char)secret[len - 1]))
+		secret[--len] = '\0';
+	*ret = TAKE_PTR(secret);
+	*ret_len = len;
+	return 0;
+}
+
 static int read_token(const UploadOptions *o, const PstoredTarget *cfg, char **ret)
 {
 	_cleanup_free_ char *token = NULL;
 	size_t len;
 	int r;
 
-	r = read_full_file_at(AT_FDCWD, cfg->token_file, TOKEN_FILE_MAX, &token, &len);
-	if (r == -EFBIG)
-		return upload_log(o, LOG_ERR, r,
-				  "[Target.%s] TokenFile=%s is over %u bytes: not a token "
-				  "file (it should hold the bearer token on one line).",
-				  cfg->name, cfg->token_file, TOKEN_FILE_MAX);
-	if (r == -ELOOP)
-		return upload_log(o, LOG_ERR, r,
-				  "[Target.%s] TokenFile=%s is a symbolic link: refused "
-				  "(point TokenFile= at the file itself).",
-				  cfg->name, cfg->token_file);
+	r = read_secret_file(o, cfg, "TokenFile", cfg->token_file, "the bearer token", &token,
+			     &len);
 	if (r < 0)
-		return upload_log(o, LOG_ERR, r,
-				  "[Target.%s] Cannot read TokenFile=%s: %m (it should be "
-				  "a file readable by root only, holding the bearer token).",
-				  cfg->name, cfg->token_file);
-	while (len > 0 && isspace((unsigned char)token[len - 1]))
-		token[--len] = '\0';
+		return r;
 	if (len == 0 || strpbrk(token, "\r\n")) {
 		explicit_bzero(token, len);
 		return upload_log(o, LOG_ERR, EINVAL,
@@ -136,16 +157,46 @@ static int read_token(const UploadOptions *o, const PstoredTarget *cfg, char **r
 	return 0;
 }
 
+/*
+ * CredentialsFile= of a clickhouse target: the user on the first line, the key on the second.
+ * Returns the two in one buffer, *ret_user, with *ret_key pointing into it.
+ */
+static int read_credentials(const UploadOptions *o, const PstoredTarget *cfg, char **ret_user,
+			    char **ret_key)
+{
+	_cleanup_free_ char *buf = NULL;
+	char *key;
+	size_t len;
+	int r;
+
+	r = read_secret_file(o, cfg, "CredentialsFile", cfg->credentials_file,
+			     "the ClickHouse user on one line and its key on the next", &buf, &len);
+	if (r < 0)
+		return r;
+	key = memchr(buf, '\n', len);
+	if (!key || key == buf || !key[1] || strpbrk(key + 1, "\r\n") || memchr(buf, '\r', len)) {
+		explicit_bzero(buf, len);
+		return upload_log(o, LOG_ERR, EINVAL,
+				  "[Target.%s] CredentialsFile=%s must hold the ClickHouse user "
+				  "on one line and its key on the next.",
+				  cfg->name, cfg->credentials_file);
+	}
+	*key++ = '\0';
+	*ret_key = key;
+	*ret_user = TAKE_PTR(buf);
+	return 0;
+}
+
 static const char *target_method(const TargetRun *t)
 {
-	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE || t->cfg->method == PSTORED_HTTP_POST)
+	if (t->cfg->type != PSTORED_TARGET_HTTP_JSON || t->cfg->method == PSTORED_HTTP_POST)
 		return "POST";
 	return "PUT";
 }
 
 /*
  * What the collector judges a request by, besides the document: the URL, the method and the
- * credentials (the token itself, and the client certificate's files). A crash the collector
+ * credentials (the token or the ClickHouse user and key, and the client certificate's files). A crash the collector
  * refused for one of them (a 4xx but 408 and 429: a wrong path, a missing scope) is recorded
  * with this, and is tried again once it changes. Hashed together, the token cannot be read
  * back from crash.json.
@@ -175,7 +226,8 @@ static void target_fingerprint(const TargetRun *t, const char *token,
 static int target_run_init(TargetRun *t, const PstoredTarget *cfg, const HostFacts *host,
 			   const UploadOptions *o)
 {
-	_cleanup_free_ char *token = NULL;
+	_cleanup_free_ char *token = NULL, *user = NULL;
+	char *key = NULL;
 	int r;
 
 	t->cfg = cfg;
@@ -194,19 +246,34 @@ static int target_run_init(TargetRun *t, const PstoredTarget *cfg, const HostFac
 		if (r < 0)
 			return r;
 	}
-	target_fingerprint(t, token, t->fingerprint);
+	if (cfg->credentials_file) {
+		r = read_credentials(o, cfg, &user, &key);
+		if (r < 0)
+			return r;
+		/* The user and the key, as one part of the fingerprint: "USER\nKEY". */
+		key[-1] = '\n';
+	}
+	target_fingerprint(t, token ?: user, t->fingerprint);
+	if (user)
+		key[-1] = '\0';
 
 	UploadHttpOptions http = {
 		.ca_file = cfg->ca_file,
 		.client_certificate = cfg->client_certificate,
 		.client_key = cfg->client_key,
 		.bearer_token = token,
+		.clickhouse_user = user,
+		.clickhouse_key = key,
 		.timeout_usec = cfg->timeout_usec,
 		.connect_timeout_usec = MIN(cfg->timeout_usec, CONNECT_TIMEOUT_MAX_USEC),
 	};
 	r = upload_http_new(&http, &t->http);
 	if (token)
 		explicit_bzero(token, strlen(token));
+	if (user) {
+		explicit_bzero(user, strlen(user));
+		explicit_bzero(key, strlen(key));
+	}
 	if (r < 0)
 		return upload_log(o, LOG_ERR, r, "[Target.%s] Cannot set up libcurl: %m",
 				  cfg->name);
@@ -410,8 +477,16 @@ static int build_document(TargetRun *t, Store *s, const HostFacts *host, json_t 
 	};
 	int r;
 
-	r = t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE ? upload_document_journal(&ctx, doc)
-							  : upload_document_json(&ctx, doc);
+	switch (t->cfg->type) {
+	case PSTORED_TARGET_JOURNAL_REMOTE:
+		r = upload_document_journal(&ctx, doc);
+		break;
+	case PSTORED_TARGET_CLICKHOUSE:
+		r = upload_document_clickhouse(&ctx, doc);
+		break;
+	default:
+		r = upload_document_json(&ctx, doc);
+	}
 	if (r == -ENOMEM)
 		return upload_oom(t->o);
 	if (r < 0) {
@@ -472,7 +547,7 @@ static int target_url(TargetRun *t, const HostFacts *host, json_t *crash, const 
 	};
 	int r;
 
-	if (t->cfg->type == PSTORED_TARGET_JOURNAL_REMOTE) {
+	if (t->cfg->type != PSTORED_TARGET_HTTP_JSON) {
 		*ret = strdup(t->url);
 		return *ret ? 0 : upload_oom(t->o);
 	}
@@ -602,44 +677,192 @@ static void count_result(UploadSummary *sum, UploadResult r)
 		sum->deferred++;
 }
 
-/* Sends the i-th due crash of t, records its new upload state and reports it. */
-static int send_due_crash(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
-			  size_t i, UploadSummary *sum, bool *stop)
+/* Records the new upload state of the i-th due crash of t (if state), counts and reports it. */
+static int record_result(TargetRun *t, Store *s, const UploadOptions *o, size_t i, json_t *crash,
+			 json_t *state, const SendResult *res, UploadSummary *sum)
 {
 	const char *id = t->due[i];
-	json_auto_t *crash = NULL;
-	json_t *state = NULL;
-	SendResult res = {};
 	int r;
-
-	r = store_load_crash(s, id, &crash);
-	if (r == -ENOENT)
-		return 0; /* removed since the first pass */
-	if (r < 0)
-		return upload_log(o, LOG_ERR, r, "Failed to load crash %s from %s: %m", id,
-				  store_path(s));
-
-	r = send_crash(t, s, host, crash, now_usec(), o->force, &state, &res);
-	if (r < 0)
-		return r;
 
 	if (state) {
 		r = set_upload_state(crash, t->cfg->name, state);
 		if (r >= 0)
 			r = store_update_crash(s, id, crash);
-		if (r < 0) {
-			free(res.message);
+		if (r < 0)
 			return upload_log(o, LOG_ERR, r,
 					  "Failed to record the upload state of crash %s in %s: %m",
 					  id, store_path(s));
-		}
 	}
+	count_result(sum, res->result);
+	report(o, t, i, id, res);
+	return 0;
+}
 
-	count_result(sum, res.result);
-	report(o, t, i, id, &res);
+/* Loads the crash of id; -ENOENT quietly when it was removed since the first pass. */
+static int load_due_crash(Store *s, const UploadOptions *o, const char *id, json_t **ret)
+{
+	int r;
+
+	r = store_load_crash(s, id, ret);
+	if (r < 0 && r != -ENOENT)
+		return upload_log(o, LOG_ERR, r, "Failed to load crash %s from %s: %m", id,
+				  store_path(s));
+	return r;
+}
+
+/* Sends the i-th due crash of t, records its new upload state and reports it. */
+static int send_due_crash(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
+			  size_t i, UploadSummary *sum, bool *stop)
+{
+	json_auto_t *crash = NULL;
+	json_t *state = NULL;
+	SendResult res = {};
+	int r;
+
+	r = load_due_crash(s, o, t->due[i], &crash);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+
+	r = send_crash(t, s, host, crash, now_usec(), o->force, &state, &res);
+	if (r >= 0)
+		r = record_result(t, s, o, i, crash, state, &res, sum);
 	free(res.message);
 	*stop = res.stop_target;
+	return r;
+}
+
+/* One crash of a ClickHouse batch: its crash.json, and what became of it. */
+typedef struct BatchCrash {
+	json_t *crash; /* NULL: removed since the first pass */
+	json_t *state; /* its new upload state; NULL: unchanged */
+	SendResult res;
+	unsigned attempts;
+	bool queued; /* its row is in the INSERT */
+} BatchCrash;
+
+/*
+ * Loads the i-th due crash of t and appends its row to body, if the limits let it go; else
+ * fills b->res (and b->state when it never may go).
+ */
+static int batch_add_crash(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
+			   size_t i, usec_t now, FILE *body, BatchCrash *b)
+{
+	_cleanup_(upload_document_done) UploadDocument doc = {};
+	json_t *old;
+	int r;
+
+	r = load_due_crash(s, o, t->due[i], &b->crash);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	old = json_object_get(json_object_get(b->crash, "upload"), t->cfg->name);
+	b->attempts = (unsigned)state_uint(old, "attempts") + 1;
+
+	r = build_document(t, s, host, b->crash, &doc, &b->res);
+	if (r <= 0)
+		return r;
+	b->res.bytes = doc.len;
+	r = check_limits(t, doc.len, b->attempts, o->force, &b->res, &b->state);
+	if (r <= 0)
+		return r;
+	if (fwrite(doc.data, 1, doc.len, body) != doc.len)
+		return upload_oom(o);
+	/* Counted now, so that the limits hold within the batch (send_batch() restores them). */
+	upload_quota_count(&t->quota, now, now, doc.len);
+	b->queued = true;
 	return 0;
+}
+
+/* Sends the INSERT of the queued crashes of batch; each gets the state the answer gives. */
+static int batch_insert(TargetRun *t, const char *body, size_t len, BatchCrash *batch, size_t n,
+			usec_t now, bool *stop)
+{
+	_cleanup_free_ char *message = NULL;
+	UploadHttpResponse resp = {};
+	int r;
+
+	UploadHttpRequest req = {
+		.method = "POST",
+		.url = t->url,
+		.content_type = "text/plain; charset=utf-8",
+		.body = body,
+		.body_len = len,
+	};
+	r = upload_http_send(t->http, &req, &resp);
+	if (r < 0)
+		return upload_oom(t->o);
+	message = describe_response(t, t->url, &resp);
+	for (size_t i = 0; message && i < n; i++) {
+		BatchCrash *b = &batch[i];
+
+		if (!b->queued)
+			continue;
+		b->res.message = strdup(message);
+		if (!b->res.message)
+			break;
+		b->state = state_after_answer(t, &resp, false, b->attempts, now, b->res.bytes,
+					      &b->res);
+		if (!b->state)
+			break;
+		*stop = *stop || b->res.stop_target;
+	}
+	upload_http_response_done(&resp);
+	for (size_t i = 0; i < n; i++)
+		if (batch[i].queued && !batch[i].state)
+			return upload_oom(t->o);
+	return 0;
+}
+
+/*
+ * Sends the due crashes first to first + n - 1 of t in one INSERT, then records what became of
+ * each. A failed INSERT leaves every crash of it queued: ClickHouse takes all its rows or none.
+ */
+static int send_batch(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
+		      size_t first, size_t n, UploadSummary *sum, bool *stop)
+{
+	_cleanup_free_ BatchCrash *batch = calloc(n, sizeof(*batch));
+	const UploadQuota quota = t->quota;
+	_cleanup_free_ char *body = NULL;
+	usec_t now = now_usec();
+	size_t len = 0, tried = 0, queued = 0;
+	FILE *f;
+	int r = 0;
+
+	if (!batch)
+		return upload_oom(o);
+	f = open_memstream(&body, &len);
+	if (!f)
+		return upload_oom(o);
+	if (fputs(UPLOAD_CLICKHOUSE_INSERT, f) == EOF)
+		r = upload_oom(o);
+	while (r >= 0 && tried < n && !*stop) {
+		BatchCrash *b = &batch[tried++];
+
+		r = batch_add_crash(t, s, host, o, first + tried - 1, now, f, b);
+		queued += b->queued;
+		*stop = b->res.stop_target;
+	}
+	if (fclose(f) != 0 && r >= 0)
+		r = upload_oom(o);
+	t->quota = quota;
+
+	if (r >= 0 && queued > 0)
+		r = batch_insert(t, body, len, batch, tried, now, stop);
+	for (size_t i = 0; i < tried; i++) {
+		BatchCrash *b = &batch[i];
+
+		if (r >= 0 && b->crash)
+			r = record_result(t, s, o, first + i, b->crash, TAKE_PTR(b->state), &b->res,
+					  sum);
+		json_decref(b->crash);
+		json_decref(b->state);
+		free(b->res.message);
+	}
+	sum->not_due += n - tried;
+	return r;
 }
 
 static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
@@ -656,6 +879,20 @@ static int upload_target(TargetRun *t, Store *s, const HostFacts *host, const Up
 			   t->cfg->name, t->masked_url, t->n_due,
 			   format_timestamp(when, t->throttled_until, false) ?: "later");
 		sum->not_due += t->n_due;
+		return 0;
+	}
+
+	if (t->cfg->type == PSTORED_TARGET_CLICKHOUSE) {
+		for (size_t i = 0; i < t->n_due; i += MIN(t->cfg->batch_size, t->n_due - i)) {
+			if (stopped) {
+				sum->not_due += t->n_due - i;
+				break;
+			}
+			r = send_batch(t, s, host, o, i, MIN(t->cfg->batch_size, t->n_due - i), sum,
+				       &stopped);
+			if (r < 0)
+				return r;
+		}
 		return 0;
 	}
 

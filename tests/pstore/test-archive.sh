@@ -377,5 +377,62 @@ check "crash MESSAGE: the panic message and backend escaped" eq "$(jq -r . "$tmp
 check "control characters: PSTORE_BACKEND as in the name" eq "$(field PSTORE_BACKEND)" \
 	$'evil\e]0;owned\a\npstored: forged line\xc2\x9b?25l'
 
+# The build ids of the running kernel and of the modules in the trace, from a sysfs of the
+# test's own: vmlinux's notes after a Xen note, as /sys/kernel/notes has them, and one module's.
+# note NAME TYPE HEX: one ELF note in this machine's byte order.
+note() {
+	python3 -c 'import struct, sys
+name = sys.argv[1].encode() + b"\0"; desc = bytes.fromhex(sys.argv[3]); pad = lambda b: b + bytes(-len(b) % 4)
+sys.stdout.buffer.write(struct.pack("=III", len(name), len(desc), int(sys.argv[2])) + pad(name) + pad(desc))' "$@"
+}
+VMLINUX_ID=0123456789abcdef0123456789abcdef01234567
+MODULE_ID=fedcba9876543210fedcba9876543210fedcba98
+setup running-kernel-oops
+mkdir -p "$tmp/sys/kernel" "$tmp/sys/module/pstored_crashtest/notes" "$tmp/sys/module/erst_pstore/notes"
+{ note Xen 6 0102030405060708; note GNU 3 "$VMLINUX_ID"; } >"$tmp/sys/kernel/notes"
+note GNU 3 "$MODULE_ID" >"$tmp/sys/module/pstored_crashtest/notes/.note.gnu.build-id"
+note GNU 3 "$VMLINUX_ID" >"$tmp/sys/module/erst_pstore/notes/.note.gnu.build-id"
+archive --config=/dev/null --sys-dir="$tmp/sys"
+check "build ids: exit status" eq "$rc" 0
+check "build ids: vmlinux's and the module's in the trace, not the others" \
+	eq "$(jq -cS .build_ids "$tmp"/store/*/crash.json)" \
+	'{"modules":{"pstored_crashtest":"'$MODULE_ID'"},"vmlinux":"'$VMLINUX_ID'"}'
+check "build ids: KERNEL_BUILD_ID" eq "$(field KERNEL_BUILD_ID)" "$VMLINUX_ID"
+check "build ids: KERNEL_MODULE_BUILD_IDS" eq "$(field KERNEL_MODULE_BUILD_IDS)" \
+	"pstored_crashtest=$MODULE_ID"
+check "build ids: KERNEL_PACKAGE" eq "$(field KERNEL_PACKAGE)" "Debian 6.1.115-1"
+"$top_builddir/cli/pstorectl" --store-dir="$tmp/store" export "$(basename "$tmp"/store/*-*)" \
+	>"$tmp/export.json"
+check "build ids: the exported document is valid" "$top_srcdir/tests/lib/validate-document" \
+	"$top_srcdir/lib/upload/crash-document.schema.json" "$tmp/export.json"
+
+# Hostile notes: cut, a wrong name size, a huge descriptor size, a planted symlink, a file
+# past the bound: no build id from any, and the crash archived all the same.
+setup running-kernel-oops
+note GNU 3 "$VMLINUX_ID" | head -c 30 >"$tmp/sys/kernel/notes"
+note GNU 3 "$MODULE_ID" | python3 -c 'import sys; b = bytearray(sys.stdin.buffer.read()); b[0] = 200; sys.stdout.buffer.write(b)' \
+	>"$tmp/sys/module/pstored_crashtest/notes/.note.gnu.build-id"
+archive --config=/dev/null --sys-dir="$tmp/sys"
+check "hostile notes (cut, wrong namesz): archived" eq "$rc:$(crashes)" 0:1
+check "hostile notes (cut, wrong namesz): no build ids" eq "$(jq -c .build_ids "$tmp"/store/*/crash.json)" null
+setup running-kernel-oops
+note GNU 3 "$VMLINUX_ID" | python3 -c 'import sys; b = bytearray(sys.stdin.buffer.read()); b[4:8] = b"\xff\xff\xff\xff"; sys.stdout.buffer.write(b)' \
+	>"$tmp/sys/kernel/notes"
+ln -sf /sys/kernel/notes "$tmp/sys/module/pstored_crashtest/notes/.note.gnu.build-id"
+archive --config=/dev/null --sys-dir="$tmp/sys"
+check "hostile notes (huge descsz, symlink): no build ids" eq "$rc:$(jq -c .build_ids "$tmp"/store/*/crash.json)" 0:null
+setup running-kernel-oops
+{ note GNU 1 "$(head -c 20000 /dev/zero | od -An -v -tx1 | tr -d ' \n')"; note GNU 3 "$VMLINUX_ID"; } >"$tmp/sys/kernel/notes"
+rm -f "$tmp/sys/module/pstored_crashtest/notes/.note.gnu.build-id"
+archive --config=/dev/null --sys-dir="$tmp/sys"
+check "notes past 16 KiB: not read" eq "$rc:$(jq -c .build_ids "$tmp"/store/*/crash.json)" 0:null
+# The real /sys: this kernel's own build id, when the machine shows it.
+if [ -r /sys/kernel/notes ]; then
+	setup running-kernel-oops
+	archive --config=/dev/null
+	check "build ids: the running kernel's from /sys" \
+		grep -qx '"[0-9a-f]\{40\}"' <(jq .build_ids.vmlinux "$tmp"/store/*/crash.json)
+fi
+
 rm -rf "$tmp"
 checks_done

@@ -23,6 +23,8 @@ server_pids=""
 
 cleanup() {
 	for pid in $server_pids; do
+		# A server a test stopped (SIGSTOP) must run to act on SIGTERM.
+		kill -CONT "$pid" 2>/dev/null || :
 		kill "$pid" 2>/dev/null || :
 		wait "$pid" 2>/dev/null || :
 	done
@@ -281,4 +283,84 @@ pstorectl_upload() {
 pstorectl_export() {
 	unshare -u sh -c 'hostname "$0"; exec "$@"' "$UPLOAD_HOSTNAME" \
 		"$PSTORECTL" --store-dir="$STORE" export --dmi-dir="$T/dmi" "$@"
+}
+
+# start_clickhouse: Debian's clickhouse-server with a configuration of its
+# own: HTTP on 127.0.0.1:$CH_HTTP_PORT, the native protocol (for
+# clickhouse-client) on $CH_TCP_PORT, no interserver port, data under
+# $T/clickhouse, and besides "default" (no password) the user "pstored" with
+# the key "$CH_KEY". Waits on /ping, a minute at most: its start-up takes
+# seconds on a busy machine. Run again after stop_clickhouse, it starts on
+# the same data.
+CH_KEY=s3cret-ch-key
+start_clickhouse() {
+	: "${CH_HTTP_PORT:=$(free_port)}" "${CH_TCP_PORT:=$(free_port)}"
+	mkdir -p "$T/clickhouse"
+	cat >"$T/clickhouse/config.xml" <<-EOF2
+		<?xml version="1.0"?>
+		<yandex>
+			<logger>
+				<level>warning</level>
+				<log>$T/clickhouse/server.log</log>
+				<errorlog>$T/clickhouse/error.log</errorlog>
+			</logger>
+			<listen_host>127.0.0.1</listen_host>
+			<http_port>$CH_HTTP_PORT</http_port>
+			<tcp_port>$CH_TCP_PORT</tcp_port>
+			<path>$T/clickhouse/data/</path>
+			<tmp_path>$T/clickhouse/tmp/</tmp_path>
+			<user_files_path>$T/clickhouse/user_files/</user_files_path>
+			<format_schema_path>$T/clickhouse/format_schemas/</format_schema_path>
+			<mark_cache_size>67108864</mark_cache_size>
+			<uncompressed_cache_size>67108864</uncompressed_cache_size>
+			<timezone>UTC</timezone>
+			<users_config>$T/clickhouse/users.xml</users_config>
+			<default_profile>default</default_profile>
+			<default_database>default</default_database>
+		</yandex>
+	EOF2
+	cat >"$T/clickhouse/users.xml" <<-EOF2
+		<?xml version="1.0"?>
+		<yandex>
+			<profiles><default></default></profiles>
+			<users>
+				<default>
+					<password></password>
+					<networks><ip>127.0.0.1</ip></networks>
+					<profile>default</profile>
+					<quota>default</quota>
+				</default>
+				<pstored>
+					<password>$CH_KEY</password>
+					<networks><ip>127.0.0.1</ip></networks>
+					<profile>default</profile>
+					<quota>default</quota>
+				</pstored>
+			</users>
+			<quotas><default></default></quotas>
+		</yandex>
+	EOF2
+	/usr/sbin/clickhouse-server --config-file="$T/clickhouse/config.xml" \
+		>"$T/clickhouse/stdout.log" 2>&1 &
+	ch_pid=$!
+	server_pids="$server_pids $ch_pid"
+	for _ in $(seq 600); do
+		[ "$(curl -s "http://127.0.0.1:$CH_HTTP_PORT/ping")" != "Ok." ] || return 0
+		kill -0 "$ch_pid" 2>/dev/null ||
+			{ cat "$T/clickhouse/stdout.log" "$T/clickhouse/error.log"; fail "clickhouse-server died"; }
+		sleep 0.1
+	done
+	fail "clickhouse-server does not answer /ping on port $CH_HTTP_PORT after a minute"
+}
+
+stop_clickhouse() {
+	kill -CONT "$ch_pid" 2>/dev/null || :
+	kill "$ch_pid"
+	wait "$ch_pid" 2>/dev/null || :
+	server_pids=$(echo "$server_pids" | sed "s/ $ch_pid\b//")
+}
+
+# clickhouse_query SQL: the answer of the test's ClickHouse, as user default.
+clickhouse_query() {
+	clickhouse-client --host=127.0.0.1 --port="$CH_TCP_PORT" --multiquery --query="$1"
 }

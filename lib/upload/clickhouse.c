@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The ClickHouse row of a crash (clickhouse.h). */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clickhouse.h"
+#include "macro.h"
+#include "utf8-util.h"
+
+/* A String column: the member's text, "" when it is absent or not a string. */
+static json_t *text_column(json_t *o, const char *key)
+{
+	return json_string(json_string_value(json_object_get(o, key)) ?: "");
+}
+
+/* An Int64 array element: the member's value, -1 when it is absent or null. */
+static json_t *integer_column(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_integer(json_is_integer(v) ? json_integer_value(v) : -1);
+}
+
+/* The frames as four arrays of the same length: one Array column a field. */
+static int add_frames(json_t *row, json_t *frames)
+{
+	json_t *function = json_array(), *offset = json_array(), *size = json_array(),
+	       *module = json_array(), *frame;
+	size_t i;
+
+	if (json_object_set_new(row, "frame_function", function) < 0 ||
+	    json_object_set_new(row, "frame_offset", offset) < 0 ||
+	    json_object_set_new(row, "frame_size", size) < 0 ||
+	    json_object_set_new(row, "frame_module", module) < 0)
+		return -ENOMEM;
+	json_array_foreach(frames, i, frame)
+		if (json_array_append_new(function, text_column(frame, "function")) < 0 ||
+		    json_array_append_new(offset, integer_column(frame, "offset")) < 0 ||
+		    json_array_append_new(size, integer_column(frame, "size")) < 0 ||
+		    json_array_append_new(module, text_column(frame, "module")) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* The String columns taken from crash.json as they are: its members, or its analysis' members. */
+static const struct {
+	const char *column;
+	bool in_analysis;
+	const char *key;
+} text_columns[] = {
+	{"crash_id", false, "id"},
+	{"boot_id", false, "boot_id"},
+	{"kind", false, "kind"},
+	{"reason", false, "reason"},
+	{"backend", false, "backend"},
+	{"message", true, "message"},
+	{"function", true, "function"},
+	{"module", true, "module"},
+	{"kernel", true, "kernel_version"},
+	{"signature", true, "signature"},
+	{"taint", true, "taint"},
+	{"comm", true, "comm"},
+};
+
+int upload_clickhouse_row(const UploadCrashSource *r, json_t **ret)
+{
+	json_t *analysis = json_object_get(r->crash, "analysis");
+	json_t *when = json_object_get(r->crash, "time"), *records;
+	const char *machine_id = json_string_value(json_object_get(r->crash, "machine_id"));
+	_cleanup_free_ char *records_text = NULL, *log = NULL;
+	json_auto_t *row = NULL;
+	json_int_t usec;
+	size_t log_len = 0;
+
+	if (!json_is_string(json_object_get(r->crash, "id")))
+		return -EBADMSG;
+	if (!json_is_integer(when))
+		when = json_object_get(r->crash, "archived_at");
+	usec = MAX(json_integer_value(when), (json_int_t)0);
+
+	records = json_object_get(r->crash, "records");
+	records_text = records ? json_dumps(records, JSON_COMPACT | JSON_ENCODE_ANY) : strdup("[]");
+	if (r->dmesg)
+		log = utf8_sanitize(r->dmesg, r->dmesg_len, &log_len);
+	if (!records_text || (r->dmesg && !log))
+		return -ENOMEM;
+
+	row = json_pack("{s:I, s:I, s:s, s:s}", "time", usec / 1000000, "time_usec", usec,
+			"machine_id", machine_id ?: r->machine_id ?: "", "hostname",
+			r->hostname ?: "");
+	if (!row)
+		return -ENOMEM;
+	for (size_t i = 0; i < ARRAY_SIZE(text_columns); i++)
+		if (json_object_set_new(
+			    row, text_columns[i].column,
+			    text_column(text_columns[i].in_analysis ? analysis : r->crash,
+					text_columns[i].key)) < 0)
+			return -ENOMEM;
+	if (add_frames(row, json_object_get(analysis, "frames")) < 0 ||
+	    json_object_set_new(row, "dmesg", json_stringn(log ?: "", log_len)) < 0 ||
+	    json_object_set_new(row, "records", json_string(records_text)) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(row);
+	return 0;
+}

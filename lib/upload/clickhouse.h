@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The row of a crash in ClickHouse's pstored.crashes table (the table of
+ * clickhouse/schema.sql, installed in /usr/share/pstored/clickhouse/), as
+ * the clickhouse target sends it: one line of the JSONEachRow format, the
+ * columns of the table by name, every one present:
+ *
+ *	time, time_usec          when the crash happened (crash.json "time", or
+ *	                         "archived_at"): seconds for the DateTime column,
+ *	                         microseconds for the UInt64 one
+ *	machine_id, crash_id     the table's key: a crash sent twice is one row
+ *	                         once ReplacingMergeTree has merged the parts
+ *	boot_id, hostname, kind, reason, backend
+ *	message, function, module, kernel, signature, taint, comm
+ *	                         crash.json's "analysis" ("" where absent)
+ *	frame_function, frame_offset, frame_size, frame_module
+ *	                         the frames of the call trace, one array a field
+ *	                         (-1 for an offset or size the log does not give,
+ *	                         "" for the kernel proper)
+ *	dmesg                    the log (invalid UTF-8 replaced by U+FFFD)
+ *	records                  crash.json's "records", as compact JSON text
+ *
+ * A batch is the INSERT statement and its rows in the body of one POST: the
+ * query may come first in the body, as ClickHouse's HTTP interface allows
+ * since its first versions, so the URL is the server's and nothing else.
+ */
+
+#include <jansson.h>
+
+#include "crash-source.h"
+
+#define UPLOAD_CLICKHOUSE_INSERT "INSERT INTO pstored.crashes FORMAT JSONEachRow\n"
+
+/* The row as a JSON object; -EBADMSG when crash.json has no id, -ENOMEM. */
+int upload_clickhouse_row(const UploadCrashSource *src, json_t **ret);

@@ -1,0 +1,75 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
+--
+-- The ClickHouse schema of pstored's clickhouse upload target (pstored.conf(5)):
+-- the database pstored, the table of crashes the target inserts into, and the
+-- views a fleet reads. Apply it once, as a user that may create databases:
+--
+--	clickhouse-client --multiquery </usr/share/pstored/clickhouse/schema.sql
+--
+-- Every statement is IF NOT EXISTS: applying it again changes nothing.
+--
+-- Tried with ClickHouse 18.16.1 (Debian 12's clickhouse-server) only. It keeps
+-- to SQL that current ClickHouse takes as well (no DateTime64, which 18.16
+-- lacks: the time is a DateTime in UTC and its microseconds a UInt64; the
+-- MergeTree settings in the PARTITION BY / ORDER BY form, which current
+-- versions require), but no later version was run here.
+--
+-- A crash sent twice (a batch resent after a timeout whose INSERT had in fact
+-- landed) is two rows until ReplacingMergeTree merges the parts, and one
+-- after: count crashes with uniqExact(machine_id, crash_id), or read the
+-- table with FINAL, never with count().
+
+CREATE DATABASE IF NOT EXISTS pstored;
+
+-- One row a crash: the columns of lib/upload/clickhouse.h.
+CREATE TABLE IF NOT EXISTS pstored.crashes (
+	time DateTime('UTC'),
+	time_usec UInt64,
+	machine_id String,
+	crash_id String,
+	boot_id String,
+	hostname String,
+	kind String,
+	reason String,
+	backend String,
+	message String,
+	function String,
+	module String,
+	kernel String,
+	signature String,
+	taint String,
+	comm String,
+	frame_function Array(String),
+	frame_offset Array(Int64),
+	frame_size Array(Int64),
+	frame_module Array(String),
+	dmesg String,
+	records String
+) ENGINE = ReplacingMergeTree()
+PARTITION BY toYYYYMM(time)
+ORDER BY (machine_id, crash_id);
+
+-- Per signature: how many crashes on how many machines, first and last seen,
+-- on which kernels.
+CREATE VIEW IF NOT EXISTS pstored.signatures AS
+SELECT
+	signature,
+	uniqExact(machine_id, crash_id) AS crashes,
+	uniqExact(machine_id) AS machines,
+	min(time) AS first_seen,
+	max(time) AS last_seen,
+	arraySort(groupUniqArray(kernel)) AS kernels
+FROM pstored.crashes
+GROUP BY signature;
+
+-- Per machine: its crashes, first and last seen, its last host name.
+CREATE VIEW IF NOT EXISTS pstored.machines AS
+SELECT
+	machine_id,
+	uniqExact(crash_id) AS crashes,
+	uniqExact(signature) AS signatures,
+	min(time) AS first_seen,
+	max(time) AS last_seen,
+	argMax(hostname, time_usec) AS hostname
+FROM pstored.crashes
+GROUP BY machine_id;

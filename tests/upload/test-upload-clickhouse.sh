@@ -1,0 +1,138 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# clickhouse target against Debian's clickhouse-server on loopback, with the
+# schema we ship (lib/upload/clickhouse/schema.sql) applied by
+# clickhouse-client. Three machines (stores with their own machine ids and
+# the same crash ids) upload in batches of two crashes, with the user and key
+# of a credentials file (a wrong key fails the crashes until the file
+# changes). A ClickHouse that is slow (stopped with
+# SIGSTOP, past Timeout=), that answers an error (HTTP 500), or that is down
+# keeps the crashes queued; each is delivered once afterwards: as many
+# distinct (machine id, crash id) as crashes, and as many rows with FINAL.
+# The key is never in the program's output nor in crash.json.
+
+. "$top_srcdir/tests/upload/lib.sh"
+skip_unless_root
+command -v clickhouse-client >/dev/null && [ -x /usr/sbin/clickhouse-server ] ||
+	{ echo "SKIP: no clickhouse-server (tools/install-deps)" >&2; exit 77; }
+
+start_clickhouse
+clickhouse-client --host=127.0.0.1 --port="$CH_TCP_PORT" --multiquery \
+	<"$top_srcdir/lib/upload/clickhouse/schema.sql" || fail "the schema does not apply"
+# Applying it again changes nothing.
+clickhouse-client --host=127.0.0.1 --port="$CH_TCP_PORT" --multiquery \
+	<"$top_srcdir/lib/upload/clickhouse/schema.sql" || fail "the schema does not apply twice"
+
+printf 'pstored\n%s\n' "$CH_KEY" >"$T/clickhouse.credentials"
+chmod 600 "$T/clickhouse.credentials"
+write_config "$T/pstored.conf" \
+	"[Target.fleet]" \
+	"Type=clickhouse" \
+	"URL=http://127.0.0.1:$CH_HTTP_PORT/" \
+	"CredentialsFile=$T/clickhouse.credentials" \
+	"AllowInsecureCredentials=yes" \
+	"BatchSize=2" \
+	"Timeout=3s" \
+	"MaxPerDay=infinity" \
+	"MaxBytesPerDay=infinity"
+
+# machine N: its store, crashes of its machine id.
+machine() {
+	STORE="$T/machine$1"
+	export MAKE_CRASHES_MACHINE_ID="$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1$1"
+}
+
+# upload_expect PATTERN ARGS...: "pstorectl upload ARGS" (now, past the
+# backoff) whose summary matches PATTERN.
+upload_expect() {
+	pattern=$1
+	shift
+	pstorectl_upload "$@" >"$T/out" 2>&1 || :
+	grep -qE "$pattern" "$T/out" || { cat "$T/out"; fail "expected '$pattern' in the summary"; }
+	! grep -q "$CH_KEY" "$T/out" || fail "the key is in the output"
+}
+
+# all_in_state STATE: every crash of $STORE is STATE for the target;
+# "queued": pending, or not tried yet.
+all_in_state() {
+	for d in "$STORE"/*/; do
+		state=$(upload_state "$(basename "$d")" fleet)
+		[ "$state" = "$1" ] || { [ "$1" = queued ] && [ "$state" != sent ]; } ||
+			fail "crash $(basename "$d") of $STORE is $state, not $1"
+	done
+}
+
+# Machine 1: a credentials file of one line is refused, with what it should hold.
+machine 1
+make_crashes 3 1 >/dev/null
+printf 'pstored\n' >"$T/clickhouse.credentials"
+! pstorectl_upload >"$T/out" 2>&1 || fail "a credentials file without a key is taken"
+grep -qF "CredentialsFile=$T/clickhouse.credentials must hold the ClickHouse user on one line and its key on the next." "$T/out" ||
+	{ cat "$T/out"; fail "the bad credentials file is not explained"; }
+
+# A wrong key: ClickHouse refuses (401), the crashes fail; due again once the file changes.
+printf 'pstored\nwrong-key\n' >"$T/clickhouse.credentials"
+upload_expect "0 sent, 0 deferred, 3 failed"
+all_in_state failed
+grep -q '"status": 401' "$STORE"/*/crash.json || fail "no 401 recorded"
+! grep -rq "wrong-key" "$STORE" || fail "the key is in crash.json"
+
+# ClickHouse up, the right key. Three crashes, two INSERTs.
+printf 'pstored\n%s\n' "$CH_KEY" >"$T/clickhouse.credentials"
+pstored_upload >"$T/out" 2>&1 || { cat "$T/out"; fail "upload failed"; }
+grep -q "3 sent, 0 deferred, 0 failed.*over 1 connection" "$T/out" || { cat "$T/out"; fail "wrong summary"; }
+all_in_state sent
+
+# Machine 2, the same crash ids: ClickHouse stopped, the INSERT times out.
+machine 2
+make_crashes 3 1 >/dev/null
+kill -STOP "$ch_pid"
+upload_expect "0 sent, 2 deferred, 0 failed"
+kill -CONT "$ch_pid"
+all_in_state queued
+grep -q "Timeout was reached\|timed out" "$STORE"/*/crash.json || fail "no timeout recorded"
+upload_expect "3 sent, 0 deferred, 0 failed"
+all_in_state sent
+
+# Machine 3: ClickHouse answers 500 (a table of other columns), then is down.
+machine 3
+make_crashes 3 1 >/dev/null
+clickhouse_query "RENAME TABLE pstored.crashes TO pstored.crashes_away;
+	CREATE TABLE pstored.crashes (x UInt8) ENGINE = Memory"
+upload_expect "0 sent, 3 deferred, 0 failed"
+all_in_state pending
+grep -q "HTTP 500: Code: 117" "$STORE"/*/crash.json || fail "the error is not recorded"
+clickhouse_query "DROP TABLE pstored.crashes;
+	RENAME TABLE pstored.crashes_away TO pstored.crashes"
+stop_clickhouse
+upload_expect "0 sent, 2 deferred, 0 failed"
+all_in_state queued
+grep -q "Connection refused\|Couldn't connect" "$STORE"/*/crash.json || fail "no refusal recorded"
+start_clickhouse
+upload_expect "3 sent, 0 deferred, 0 failed"
+all_in_state sent
+
+# A crash sent again (--force) is one crash still.
+machine 1
+upload_expect "3 sent, 0 deferred, 0 failed" --force
+
+! grep -rq "$CH_KEY" "$T"/machine* || fail "the key is in crash.json"
+
+clickhouse_query "SELECT uniqExact(machine_id, crash_id), uniqExact(machine_id)
+	FROM pstored.crashes" >"$T/distinct"
+[ "$(cat "$T/distinct")" = "$(printf '9\t3')" ] || fail "distinct crashes: $(cat "$T/distinct")"
+clickhouse_query "SELECT count() FROM pstored.crashes FINAL" >"$T/final"
+[ "$(cat "$T/final")" = 9 ] || fail "rows with FINAL: $(cat "$T/final")"
+
+# The rows and the views, whole (times and ids vary: left out).
+clickhouse_query "SELECT machine_id, hostname, kind, reason, backend, message, function,
+		module, kernel, signature, taint, comm, frame_function, frame_offset,
+		frame_size, frame_module, position(dmesg, 'sysrq triggered crash') > 0,
+		position(dmesg, 'PF2ABC9Z'), visitParamExtractString(records, 'type')
+	FROM pstored.crashes FINAL ORDER BY machine_id, crash_id FORMAT TSV" >"$T/rows"
+clickhouse_query "SELECT signature, crashes, machines, kernels FROM pstored.signatures;
+	SELECT machine_id, crashes, signatures, hostname FROM pstored.machines
+	ORDER BY machine_id" >>"$T/rows"
+diff -u "$top_srcdir/tests/upload/clickhouse-rows.expected" "$T/rows" ||
+	fail "the rows at ClickHouse differ from tests/upload/clickhouse-rows.expected"
