@@ -2,7 +2,9 @@
 /* The fields of a journal entry and a collected document as a crash (crash-parse.h). */
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crash-parse.h"
@@ -165,10 +167,89 @@ int crash_add_journal_field(json_t *crash, json_t *analysis, const void *field, 
 	return 0;
 }
 
-int crash_document_parse(const char *buf, size_t len, json_error_t *error, json_t **ret)
-{
-	json_auto_t *doc = json_loadb(buf, len, 0, error);
+/*
+ * jansson allocates each value on its own: "{}", 3 bytes of text, is some 240 bytes of
+ * memory, and a document of [{},{},...] would take 80 times its size. While a document is
+ * parsed, jansson's allocations go through these, which count them against the budget of
+ * crash-parse.h for the bytes read so far; past it, allocation fails and so does the parse.
+ * They wrap the allocator that was set, which must return malloc()'s blocks
+ * (malloc_usable_size()). jansson's allocator is global: pstorectl and the fuzzer run one
+ * thread.
+ */
+typedef struct ParseState {
+	CrashDocumentRead read;
+	void *userdata;
+	size_t consumed; /* bytes read */
+	size_t used;	 /* bytes jansson holds that it allocated since */
+	json_malloc_t malloc;
+	json_free_t free;
+	bool over_budget, out_of_memory;
+} ParseState;
 
+static ParseState *parse_state;
+
+static size_t parse_budget(const ParseState *p)
+{
+	if (p->consumed >
+	    (CRASH_DOCUMENT_MEMORY_MAX - CRASH_DOCUMENT_MEMORY_BASE) / CRASH_DOCUMENT_MEMORY_FACTOR)
+		return CRASH_DOCUMENT_MEMORY_MAX;
+	return CRASH_DOCUMENT_MEMORY_FACTOR * p->consumed + CRASH_DOCUMENT_MEMORY_BASE;
+}
+
+static void *budget_malloc(size_t size)
+{
+	ParseState *p = parse_state;
+	size_t budget = parse_budget(p);
+	void *m;
+
+	if (p->used > budget || size > budget - p->used) {
+		p->over_budget = true;
+		return NULL;
+	}
+	m = p->malloc(size);
+	if (!m) {
+		p->out_of_memory = true;
+		return NULL;
+	}
+	p->used += malloc_usable_size(m);
+	return m;
+}
+
+/* While the budget holds, jansson frees only what it allocated during the parse. */
+static void budget_free(void *m)
+{
+	ParseState *p = parse_state;
+
+	if (m)
+		p->used -= MIN(malloc_usable_size(m), p->used);
+	p->free(m);
+}
+
+static size_t counting_read(void *buffer, size_t size, void *userdata)
+{
+	ParseState *p = userdata;
+	size_t n = p->read(buffer, size, p->userdata);
+
+	if (n != (size_t)-1)
+		p->consumed += n;
+	return n;
+}
+
+int crash_document_parse(CrashDocumentRead read, void *userdata, json_error_t *error, json_t **ret)
+{
+	ParseState p = {.read = read, .userdata = userdata};
+	json_auto_t *doc = NULL;
+
+	json_get_alloc_funcs(&p.malloc, &p.free);
+	parse_state = &p;
+	json_set_alloc_funcs(budget_malloc, budget_free);
+	doc = json_load_callback(counting_read, &p, 0, error);
+	json_set_alloc_funcs(p.malloc, p.free);
+	parse_state = NULL;
+	if (!doc && p.out_of_memory)
+		return -ENOMEM;
+	if (!doc && p.over_budget)
+		return -E2BIG;
 	if (!doc)
 		return -EINVAL;
 	if (!json_is_integer(json_object_get(doc, "export_version")) ||
@@ -178,18 +259,13 @@ int crash_document_parse(const char *buf, size_t len, json_error_t *error, json_
 	return 0;
 }
 
-int crash_document_crash(json_t *doc, json_t **ret)
+void crash_document_strip(json_t *doc)
 {
-	json_auto_t *crash = json_deep_copy(doc);
 	json_t *record;
 	size_t i;
 
-	if (!crash)
-		return -ENOMEM;
-	(void)json_object_del(crash, "dmesg");
-	(void)json_object_del(crash, "export_version");
-	json_array_foreach(json_object_get(crash, "records"), i, record)
+	(void)json_object_del(doc, "dmesg");
+	(void)json_object_del(doc, "export_version");
+	json_array_foreach(json_object_get(doc, "records"), i, record)
 		(void)json_object_del(record, "data");
-	*ret = TAKE_PTR(crash);
-	return 0;
 }

@@ -183,6 +183,39 @@ static void print_frame(json_t *frame)
 	}
 }
 
+/* " (fs/x.c:812)" of a frame or an inlined call that pstorectl-symbolize resolved */
+static void print_source(json_t *o)
+{
+	json_t *line = json_object_get(o, "line");
+
+	if (!crash_string(o, "file") || !json_is_integer(line))
+		return;
+	fputs(" (", stdout);
+	utf8_escape_fputs(crash_string(o, "file"), stdout);
+	printf(":%" JSON_INTEGER_FORMAT ")", json_integer_value(line));
+}
+
+/* The reasons why frames stayed unresolved, each once. */
+static void print_unresolved(json_t *frames)
+{
+	json_t *frame;
+	size_t i, n = 0;
+
+	json_array_foreach(frames, i, frame) {
+		const char *why = crash_string(frame, "unresolved");
+		bool seen = false;
+
+		for (size_t k = 0; why && k < i && !seen; k++)
+			seen = streq(crash_string(json_array_get(frames, k), "unresolved") ?: "",
+				     why);
+		if (!why || seen)
+			continue;
+		print_label("Unresolved", n++ == 0);
+		utf8_escape_fputs(why, stdout);
+		putchar('\n');
+	}
+}
+
 void print_call_trace(json_t *analysis)
 {
 	json_t *frames = json_object_get(analysis, "frames"), *frame;
@@ -191,9 +224,21 @@ void print_call_trace(json_t *analysis)
 	/* crash.json before "frames" was added has the function names alone */
 	if (json_array_size(frames) > 0)
 		json_array_foreach(frames, i, frame) {
+			json_t *call;
+			size_t k;
+
 			print_label("Call trace", i == 0);
 			print_frame(frame);
+			print_source(frame);
 			putchar('\n');
+			/* innermost first, as the trace */
+			json_array_foreach(json_object_get(frame, "inlined"), k, call) {
+				print_label("", false);
+				fputs("  inlined ", stdout);
+				utf8_escape_fputs(crash_string(call, "function") ?: "?", stdout);
+				print_source(call);
+				putchar('\n');
+			}
 		}
 	else
 		json_array_foreach(json_object_get(analysis, "call_trace"), i, frame) {
@@ -201,4 +246,5 @@ void print_call_trace(json_t *analysis)
 			utf8_escape_fputs(json_string_value(frame) ?: "?", stdout);
 			putchar('\n');
 		}
+	print_unresolved(frames);
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "symbolize.h"
 #include "analyse/analyse.h"
 #include "cper/cper.h"
 #include "crash-util.h"
@@ -66,11 +67,16 @@ static const OptionSpec decode_option_table[] = {
 	{"type", required_argument, ARG_TYPE, "TYPE",
 	 "What the files are: cper, mce, dmesg (a pstore log record),\n"
 	 "log (a kernel log) or auto (the default: by name and content)"},
+	SYMBOLIZE_OPTIONS,
 	{},
 };
 
 static int handle_decode_option(int c, const char *arg)
 {
+	int r = symbolize_parse_option(c, arg);
+
+	if (r != -ENOENT)
+		return r;
 	if (c != ARG_TYPE)
 		return -EINVAL;
 	for (size_t i = 0; i < ARRAY_SIZE(input_kind_names); i++)
@@ -263,10 +269,19 @@ static int analyse_log(const char *text, size_t len, json_t **ret)
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
 	int r;
 
+	json_auto_t *o = NULL;
+
 	r = dmesg_analyse(text, len, &a);
 	if (r < 0)
 		return r;
-	return dmesg_analysis_to_json(a, ret);
+	r = dmesg_analysis_to_json(a, &o);
+	if (r < 0)
+		return r;
+	r = symbolize_analysis(o, NULL);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(o);
+	return 0;
 }
 
 /* Found a crash report in the log: "unknown" has no signature. */

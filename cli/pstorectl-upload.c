@@ -9,6 +9,12 @@
  * ID: full crash ids, which pstorectl resolved. Sends the crashes now,
  * without waiting for their backoff (lib/upload/upload.h), with a line per
  * crash (a progress bar on a terminal) and a summary.
+ *
+ *   pstorectl-upload --clickhouse-select=URL
+ *
+ * The reader of "pstorectl --clickhouse=URL": the crashes of the ClickHouse
+ * server at URL on stdout, one JSONEachRow line each, as
+ * UPLOAD_CLICKHOUSE_SELECT (upload/clickhouse.h) reads them.
  */
 
 #include <errno.h>
@@ -18,12 +24,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include "crash-util.h"
 #include "log.h"
 #include "macro.h"
+#include "time-util.h"
 #include "upload-options.h"
+#include "upload/clickhouse.h"
+#include "upload/http.h"
 #include "upload/upload.h"
+#include "upload/url.h"
 #include "utf8-util.h"
+
+/* A listing of millions of crashes takes a while to stream. */
+#define CLICKHOUSE_SELECT_TIMEOUT_USEC (10 * USEC_PER_MINUTE)
+#define CLICKHOUSE_CONNECT_TIMEOUT_USEC (10 * USEC_PER_SEC)
 
 /* What a terminal shows while many crashes go: one line, rewritten. */
 typedef struct Progress {
@@ -63,11 +79,14 @@ static void show_event(const UploadEvent *e, void *userdata)
 	p->shown++;
 }
 
-static int parse_argv(int argc, char *argv[], const char **ret_store_dir)
+static int parse_argv(int argc, char *argv[], const char **ret_store_dir,
+		      const char **ret_clickhouse_url)
 {
-	enum { ARG_STORE_DIR = 0x100, ARG_LOG_LEVEL };
+	enum { ARG_STORE_DIR = 0x100, ARG_LOG_LEVEL, ARG_CLICKHOUSE_SELECT };
 	static const OptionSpec options[] = {
 		{"store-dir", required_argument, ARG_STORE_DIR, "DIR", "The crash store"},
+		{"clickhouse-select", required_argument, ARG_CLICKHOUSE_SELECT, "URL",
+		 "Print the crashes of the ClickHouse server at URL"},
 		{"log-level", required_argument, ARG_LOG_LEVEL, "LEVEL", "Log up to LEVEL"},
 		UPLOAD_CONFIG_OPTIONS,
 		UPLOAD_FORCE_OPTION,
@@ -83,6 +102,8 @@ static int parse_argv(int argc, char *argv[], const char **ret_store_dir)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) >= 0) {
 		if (c == ARG_STORE_DIR)
 			store_dir = optarg;
+		else if (c == ARG_CLICKHOUSE_SELECT)
+			*ret_clickhouse_url = optarg;
 		else if (c == ARG_LOG_LEVEL)
 			r = log_set_max_level_from_option(optarg);
 		else if (c == '?')
@@ -92,6 +113,8 @@ static int parse_argv(int argc, char *argv[], const char **ret_store_dir)
 		if (r < 0)
 			return -EINVAL;
 	}
+	if (*ret_clickhouse_url)
+		return 0;
 	if (!store_dir)
 		return log_error_errno(EINVAL, "No --store-dir=: run 'pstorectl upload' instead.");
 	for (int i = optind; i < argc; i++)
@@ -144,14 +167,83 @@ static int run_upload(const char *store_dir, char **ids)
 	return sum.deferred > 0 || sum.failed > 0 || sum.failed_before > 0 ? -EAGAIN : 0;
 }
 
-int main(int argc, char *argv[])
+/* Why the query got no rows: what ClickHouse (or curl) said, escaped. */
+static int log_select_failure(const char *masked_url, const UploadHttpResponse *resp)
 {
-	const char *store_dir = NULL;
+	const char *said = resp->status == 0 ? resp->error : resp->body;
+	size_t n = strlen(said);
+	_cleanup_free_ char *escaped = NULL;
+
+	while (n > 0 && strchr(" \t\r\n", said[n - 1]))
+		n--;
+	escaped = utf8_escape(said, n, 0);
+	if (!escaped)
+		return log_oom();
+	if (resp->status == 0)
+		return log_error_errno(EIO, "Cannot read the crashes from ClickHouse at %s: %s",
+				       masked_url, escaped);
+	return log_error_errno(EIO,
+			       "ClickHouse at %s answered HTTP %ld: %s (is "
+			       "/usr/share/pstored/clickhouse/schema.sql applied, and may the "
+			       "user of the URL read pstored.crashes?)",
+			       masked_url, resp->status, escaped);
+}
+
+/* --clickhouse-select=URL: see the top of the file. */
+static int clickhouse_select(const char *url)
+{
+	_cleanup_free_ char *masked = NULL;
+	UploadHttpResponse resp = {};
+	UploadHttp *h = NULL;
 	int r;
 
-	r = parse_argv(argc, argv, &store_dir);
+	UploadHttpOptions o = {
+		.timeout_usec = CLICKHOUSE_SELECT_TIMEOUT_USEC,
+		.connect_timeout_usec = CLICKHOUSE_CONNECT_TIMEOUT_USEC,
+	};
+	UploadHttpRequest req = {
+		.method = "POST",
+		.url = url,
+		.content_type = "text/plain; charset=utf-8",
+		.body = UPLOAD_CLICKHOUSE_SELECT,
+		.body_len = strlen(UPLOAD_CLICKHOUSE_SELECT),
+		.sink = stdout,
+	};
+
+	if (upload_url_mask(url, &masked) < 0)
+		return log_oom();
+	r = upload_http_new(&o, &h);
+	if (r < 0)
+		return log_error_errno(r, "Cannot set up libcurl: %m");
+	r = upload_http_send(h, &req, &resp);
+	if (r < 0)
+		r = log_oom();
+	else if (resp.status != 200)
+		r = log_select_failure(masked, &resp);
+	else if (fflush(stdout) != 0)
+		r = log_error_errno(errno, "Failed to write the crashes: %m");
+	upload_http_response_done(&resp);
+	upload_http_free(h);
+	return r;
+}
+
+int main(int argc, char *argv[])
+{
+	const char *store_dir = NULL, *clickhouse_url = NULL;
+	int r;
+
+	r = parse_argv(argc, argv, &store_dir, &clickhouse_url);
 	if (r < 0)
 		return EXIT_FAILURE;
+	if (clickhouse_url) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			log_error("Failed to initialise libcurl.");
+			return EXIT_FAILURE;
+		}
+		r = clickhouse_select(clickhouse_url);
+		curl_global_cleanup();
+		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	}
 	/* The ids are argv[optind...], NULL-terminated as upload_run() wants them. */
 	r = run_upload(store_dir, optind < argc ? argv + optind : NULL);
 	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

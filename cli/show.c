@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "symbolize.h"
 #include "crash-util.h"
 #include "log.h"
 #include "match.h"
@@ -185,27 +186,39 @@ static void show_crash(json_t *crash, const char *path)
 	print_call_trace(a);
 }
 
-static const OptionSpec show_option_table[] = {{}};
+static const OptionSpec show_option_table[] = {SYMBOLIZE_OPTIONS, {}};
 
-const VerbOptions show_options = {show_option_table, match_options, match_parse_option};
+static int handle_show_option(int c, const char *arg)
+{
+	int r = symbolize_parse_option(c, arg);
+
+	return r == -ENOENT ? match_parse_option(c, arg) : r;
+}
+
+const VerbOptions show_options = {show_option_table, match_options, handle_show_option};
 
 int verb_show(int argc, char *argv[])
 {
 	_cleanup_(source_crash_freep) SourceCrash *c = NULL;
+	json_t *crash;
 	int r;
 
 	r = source_open_crash(argc > 1 ? argv[1] : NULL, &c);
 	if (r < 0)
 		return r;
+	crash = source_crash_json(c);
+	r = symbolize_analysis(json_object_get(crash, "analysis"),
+			       json_object_get(crash, "build_ids"));
+	if (r < 0)
+		return r;
 
 	if (arg_json != JSON_OFF) {
-		if (c->location &&
-		    json_object_set_new(c->crash, "path", json_string(c->location)) < 0)
+		if (c->location && json_object_set_new(crash, "path", json_string(c->location)) < 0)
 			return log_oom();
-		return print_json(c->crash);
+		return print_json(crash);
 	}
 
 	pager_open();
-	show_crash(c->crash, c->location);
+	show_crash(crash, c->location);
 	return 0;
 }

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "crash-parse.h"
 #include "fs-util.h"
@@ -23,26 +25,79 @@
 /* Subdirectories deeper than this are not looked into ({machine_id}/{id}.json is one). */
 #define DOCUMENTS_DEPTH_MAX 8
 
-/* The document in path; logs and returns -EBADMSG when it is not a crash document. */
+/* A document's file, read for crash_document_parse() up to UPLOAD_EXPORT_FILE_MAX bytes. */
+typedef struct DocumentFile {
+	int fd;
+	size_t size;
+	int error; /* of a failed read; EFBIG past the limit */
+} DocumentFile;
+
+static size_t read_document_file(void *buffer, size_t size, void *userdata)
+{
+	DocumentFile *f = userdata;
+	ssize_t n;
+
+	do
+		n = read(f->fd, buffer, size);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		f->error = errno;
+		return (size_t)-1;
+	}
+	f->size += (size_t)n;
+	if (f->size > UPLOAD_EXPORT_FILE_MAX) {
+		f->error = EFBIG;
+		return (size_t)-1;
+	}
+	return (size_t)n;
+}
+
+/*
+ * The document in path, parsed as it is read: the memory it takes is that of its values
+ * (crash-parse.h), with no copy of its text. Logs and returns -EBADMSG when it is not a
+ * crash document.
+ */
 static int load_document(const char *path, json_t **ret)
 {
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = open_regular_at(AT_FDCWD, path, O_RDONLY, 0);
+	DocumentFile f = {.fd = fd};
+	json_auto_t *doc = NULL;
+	struct stat before, after;
 	json_error_t error;
-	size_t len;
 	int r;
 
-	r = read_full_file_at(AT_FDCWD, path, UPLOAD_EXPORT_FILE_MAX, &buf, &len);
-	if (r < 0)
-		return log_warning_errno(r, "Failed to read %s: %m; skipped.", path);
-	r = crash_document_parse(buf, len, &error, ret);
+	if (fd < 0 || fstat(fd, &before) < 0)
+		return log_warning_errno(fd < 0 ? fd : -errno, "Failed to read %s: %m; skipped.",
+					 path);
+	r = crash_document_parse(read_document_file, &f, &error, &doc);
+	if (f.error)
+		return log_warning_errno(f.error, "Failed to read %s: %m; skipped.", path);
+	/*
+	 * A server replaces a document by renaming a new file over it, which this one does not
+	 * see; one written in place while it was read may be two documents in one.
+	 */
+	if (fstat(fd, &after) < 0 || after.st_size != before.st_size ||
+	    after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
+	    after.st_mtim.tv_nsec != before.st_mtim.tv_nsec)
+		return log_warning_errno(EBADMSG, "%s changed while it was read: skipped.", path);
 	if (r == -EINVAL)
 		return log_warning_errno(EBADMSG, "%s: not JSON (%s, line %d): skipped.", path,
 					 error.text, error.line);
+	if (r == -E2BIG)
+		return log_warning_errno(r,
+					 "%s: holds too many values for its size: parsing it "
+					 "would take more memory than %d times its size, or "
+					 "%u MiB; skipped.",
+					 path, CRASH_DOCUMENT_MEMORY_FACTOR,
+					 CRASH_DOCUMENT_MEMORY_MAX >> 20);
+	if (r == -ENOMEM)
+		return log_warning_errno(r, "%s: out of memory while parsing it: skipped.", path);
 	if (r < 0)
 		return log_warning_errno(r,
 					 "%s: not a crash document of pstored (it lacks "
 					 "\"export_version\" or a crash \"id\"): skipped.",
 					 path);
+	*ret = TAKE_PTR(doc);
 	return 0;
 }
 
@@ -112,8 +167,14 @@ int documents_source_open_crash(const CrashEntry *e, SourceCrash *c)
 	r = load_document(e->location, &c->document);
 	if (r < 0)
 		return r;
-	if (crash_document_crash(c->document, &c->crash) < 0)
-		return log_oom();
+	/* Read again since it was listed: it may have been replaced by then. */
+	if (!streq(json_string_value(json_object_get(c->document, "id")), e->crash.id) ||
+	    !streq(json_string_value(json_object_get(c->document, "machine_id")) ?: "",
+		   e->machine_id))
+		return log_error_errno(ESTALE,
+				       "%s was replaced since it was listed, and no longer holds "
+				       "crash %s of %s: run again.",
+				       e->location, e->crash.id, crash_entry_host(e));
 	c->id = strdup(e->crash.id);
 	c->location = strdup(e->location);
 	if (!c->id || !c->location)

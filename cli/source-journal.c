@@ -314,12 +314,9 @@ int journal_source_open_crash(const CrashEntry *e, SourceCrash *c)
 				       "Crash %s is no longer in the journal files: were they "
 				       "rotated or vacuumed since?",
 				       e->crash.id);
-	/* crash.json is the document without the log. */
-	c->crash = json_deep_copy(c->document);
-	if (!c->crash || json_object_set_new(c->document, "export_version",
-					     json_integer(UPLOAD_EXPORT_VERSION)) < 0)
+	if (json_object_set_new(c->document, "export_version",
+				json_integer(UPLOAD_EXPORT_VERSION)) < 0)
 		return log_oom();
-	(void)json_object_del(c->crash, "dmesg");
 	c->id = strdup(e->crash.id);
 	c->location = strdup(arg_journal_directory ?: arg_journal_files ?: "the journal");
 	if (!c->id || !c->location)

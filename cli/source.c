@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "crash-parse.h"
 #include "crash-util.h"
 #include "fs-util.h"
 #include "log.h"
@@ -20,6 +21,7 @@ const char *arg_journal_directory;
 const char *arg_journal_files;
 bool arg_journal_local;
 const char *arg_documents_directory;
+const char *arg_clickhouse_url;
 
 const OptionSpec source_options[] = {
 	{"directory", required_argument, 'D', "DIR", "The crashes in the journal files in DIR"},
@@ -28,6 +30,8 @@ const OptionSpec source_options[] = {
 	{"journal", no_argument, ARG_SOURCE_JOURNAL, NULL, "The crashes in this machine's journal"},
 	{"documents", required_argument, ARG_SOURCE_DOCUMENTS, "DIR",
 	 "The crash documents in DIR (http-json target)"},
+	{"clickhouse", required_argument, ARG_SOURCE_CLICKHOUSE, "URL",
+	 "The crashes in ClickHouse at URL (clickhouse target; list only)"},
 	{}};
 
 int source_parse_option(int c, const char *arg)
@@ -49,14 +53,19 @@ int source_parse_option(int c, const char *arg)
 		arg_documents_directory = arg;
 		arg_source = SOURCE_DOCUMENTS;
 		break;
+	case ARG_SOURCE_CLICKHOUSE:
+		arg_clickhouse_url = arg;
+		arg_source = SOURCE_CLICKHOUSE;
+		break;
 	default:
 		return -ENOENT;
 	}
 	if (!!arg_journal_directory + !!arg_journal_files + arg_journal_local +
-		    !!arg_documents_directory >
+		    !!arg_documents_directory + !!arg_clickhouse_url >
 	    1)
 		return log_error_errno(EINVAL, "Give one source of crashes: -D/--directory=DIR, "
-					       "--file=GLOB, --journal or --documents=DIR.");
+					       "--file=GLOB, --journal, --documents=DIR or "
+					       "--clickhouse=URL.");
 	return 1;
 }
 
@@ -72,6 +81,13 @@ bool source_verb_reads(const char *verb)
 
 int source_check_verb(const char *verb)
 {
+	if (arg_source == SOURCE_CLICKHOUSE && !streq(verb, "list") && !streq(verb, "help"))
+		return log_error_errno(
+			EOPNOTSUPP,
+			"'%s' does not read from ClickHouse: --clickhouse= is for list "
+			"only (the table keeps no documents to show; read them with "
+			"clickhouse-client, or use -D or --documents=).",
+			verb);
 	if (arg_source == SOURCE_STORE || source_verb_reads(verb) || streq(verb, "help"))
 		return 0;
 	return log_error_errno(EINVAL,
@@ -153,24 +169,28 @@ int crash_listing_add(CrashListing *l, json_t *crash, const char *location)
 
 	s = json_object_get(holder, "summary");
 	return crash_listing_append(
-		l, &(CrashEntry){
-			   .crash = {
-				   .id = string_or_empty(s, "id"),
-				   .time = crash_time_usec(s, "time"),
-				   .kind = string_or_empty(s, "kind"),
-				   .reason = string_or_empty(s, "reason"),
-				   .kernel_version = string_or_empty(s, "kernel_version"),
-				   .signature = string_or_empty(s, "signature"),
-				   .upload = "",
-				   .headline = crash_string(s, "message") ?:
-						       string_or_empty(s, "function"),
-				   .summary = json_string_value(json_object_get(holder, "text")),
-				   .summary_len = json_string_length(json_object_get(holder, "text")),
-			   },
-			   .machine_id = string_or_empty(s, "machine_id"),
-			   .hostname = string_or_empty(s, "hostname"),
-			   .location = string_or_empty(holder, "location"),
-		   });
+		l,
+		&(CrashEntry){
+			.crash =
+				{
+					.id = string_or_empty(s, "id"),
+					.time = crash_time_usec(s, "time"),
+					.kind = string_or_empty(s, "kind"),
+					.reason = string_or_empty(s, "reason"),
+					.kernel_version = string_or_empty(s, "kernel_version"),
+					.signature = string_or_empty(s, "signature"),
+					.upload = "",
+					.headline = crash_string(s, "message")
+							    ?: string_or_empty(s, "function"),
+					.summary =
+						json_string_value(json_object_get(holder, "text")),
+					.summary_len =
+						json_string_length(json_object_get(holder, "text")),
+				},
+			.machine_id = string_or_empty(s, "machine_id"),
+			.hostname = string_or_empty(s, "hostname"),
+			.location = string_or_empty(holder, "location"),
+		});
 }
 
 /* By id, machine and document: 0 for the same crash sent twice to the journal. */
@@ -223,6 +243,9 @@ int source_list(CrashListing **ret)
 	case SOURCE_JOURNAL:
 		r = journal_source_list(l);
 		break;
+	case SOURCE_CLICKHOUSE:
+		r = clickhouse_source_list(l);
+		break;
 	default:
 		r = documents_source_list(l);
 	}
@@ -274,7 +297,8 @@ static int find_crash(const CrashListing *l, const char *prefix, const CrashEntr
 			if (crash_id_matches(&l->entries[i], prefix))
 				log_error("  %s  %s%s%s", l->entries[i].crash.id,
 					  crash_entry_host(&l->entries[i]),
-					  *l->entries[i].location ? "  " : "", l->entries[i].location);
+					  *l->entries[i].location ? "  " : "",
+					  l->entries[i].location);
 		return -ENOTUNIQ;
 	}
 	*ret = found;
@@ -339,6 +363,15 @@ SourceCrash *source_crash_free(SourceCrash *c)
 	return NULL;
 }
 
+json_t *source_crash_json(SourceCrash *c)
+{
+	if (!c->crash) {
+		crash_document_strip(c->document);
+		c->crash = TAKE_PTR(c->document);
+	}
+	return c->crash;
+}
+
 int source_crash_dmesg(SourceCrash *c, size_t max, char **ret, size_t *ret_len)
 {
 	_cleanup_free_ char *path = NULL;
@@ -371,6 +404,6 @@ int source_crash_export(SourceCrash *c, json_t **ret)
 {
 	if (c->store)
 		return upload_export_json(c->store, c->id, ret);
-	*ret = json_deep_copy(c->document);
-	return *ret ? 0 : -ENOMEM;
+	*ret = json_incref(c->document);
+	return 0;
 }

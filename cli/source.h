@@ -12,6 +12,8 @@
  *	            machine's journal with --journal, as coredumpctl reads them
  *	documents   a directory of the documents the http-json target sends
  *	            (--documents=DIR), as a WebDAV server stores them
+ *	clickhouse  the table the clickhouse target fills (--clickhouse=URL),
+ *	            for list only
  *
  * A crash is the same JSON whatever its source: crash.json's keys, or as
  * many of them as travelled; journal entries add "hostname" and all remote
@@ -32,6 +34,7 @@ typedef enum SourceType {
 	SOURCE_STORE,
 	SOURCE_JOURNAL,
 	SOURCE_DOCUMENTS,
+	SOURCE_CLICKHOUSE,
 } SourceType;
 
 extern SourceType arg_source;
@@ -39,6 +42,7 @@ extern const char *arg_journal_directory; /* -D */
 extern const char *arg_journal_files;	  /* --file=GLOB */
 extern bool arg_journal_local;		  /* --journal */
 extern const char *arg_documents_directory;
+extern const char *arg_clickhouse_url;
 
 /* The global options that choose the source (option ids from ARG_SOURCE_BASE up). */
 #define ARG_SOURCE_BASE 0x180
@@ -46,8 +50,9 @@ enum {
 	ARG_SOURCE_FILE = ARG_SOURCE_BASE,
 	ARG_SOURCE_JOURNAL,
 	ARG_SOURCE_DOCUMENTS,
+	ARG_SOURCE_CLICKHOUSE,
 };
-/* -D, --file=, --journal and --documents=, which choose the source, and their --help. */
+/* -D, --file=, --journal, --documents= and --clickhouse=, which choose the source, and their --help. */
 extern const OptionSpec source_options[];
 
 /* Takes one of source_options: 1 if taken, <0 on error (logged), -ENOENT if not one of them. */
@@ -90,20 +95,30 @@ const char *crash_entry_host(const CrashEntry *e);
  */
 typedef struct SourceCrash {
 	char *id;
-	json_t *crash;	  /* crash.json, or what the source has of it */
+	json_t *crash;	  /* crash.json in the store; the others: see source_crash_json() */
 	char *location;	  /* where it is: the crash directory, or the document */
 	Store *store;	  /* the store source only */
 	json_t *document; /* the others: the export document, as much as there is */
 } SourceCrash;
 
 int source_open_crash(const char *prefix, SourceCrash **ret);
+
+/*
+ * The crash.json of c, or what the source has of it. Outside the store, its document made
+ * into it in place (crash_document_strip()), so that a crash is never held twice: dmesg and
+ * export of c are then no more.
+ */
+json_t *source_crash_json(SourceCrash *c);
 SourceCrash *source_crash_free(SourceCrash *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(SourceCrash *, source_crash_free);
 
 /* The crash's kernel log, of at most max bytes (-EFBIG beyond), or -ENOENT if none. */
 int source_crash_dmesg(SourceCrash *c, size_t max, char **ret, size_t *ret_len);
 
-/* The export document (upload/export.h): as much of it as the source has. */
+/*
+ * The export document (upload/export.h): as much of it as the source has. Outside the
+ * store, a reference to c's own: not to be changed.
+ */
 int source_crash_export(SourceCrash *c, json_t **ret);
 
 /* The sources' own parts (source-*.c), used by source.c. */
@@ -128,3 +143,4 @@ int journal_source_list(CrashListing *l);
 int journal_source_open_crash(const CrashEntry *e, SourceCrash *c);
 int documents_source_list(CrashListing *l);
 int documents_source_open_crash(const CrashEntry *e, SourceCrash *c);
+int clickhouse_source_list(CrashListing *l);

@@ -22,12 +22,11 @@
 #include "fs-util.h"
 #include "log.h"
 #include "macro.h"
+#include "parse-util.h"
 #include "pstored.h"
 
 /* Notes files are a few hundred bytes; Xen's notes make the kernel's longest. */
 #define NOTES_MAX (16U * 1024)
-/* MODULE_NAME_LEN less its NUL */
-#define MODULE_NAME_MAX 55
 
 /* The build id in the notes file dir_fd/path into hex; false when there is none to read. */
 static bool read_build_id(int dir_fd, const char *path, char hex[static ELF_BUILD_ID_HEX_MAX])
@@ -46,16 +45,6 @@ static bool read_build_id(int dir_fd, const char *path, char hex[static ELF_BUIL
 	return true;
 }
 
-/* A module name as the kernel prints it: the log is not trusted to name a path. */
-static bool module_name_is_valid(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 0 && n <= MODULE_NAME_MAX &&
-	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
-		       n;
-}
-
 static int add_module_build_ids(int sys_fd, json_t *frames, json_t *modules)
 {
 	char hex[ELF_BUILD_ID_HEX_MAX];
@@ -66,7 +55,7 @@ static int add_module_build_ids(int sys_fd, json_t *frames, json_t *modules)
 		const char *name = json_string_value(json_object_get(frame, "module"));
 		_cleanup_free_ char *path = NULL;
 
-		if (!name || json_object_get(modules, name) || !module_name_is_valid(name))
+		if (!name || json_object_get(modules, name) || !kernel_module_name_is_valid(name))
 			continue;
 		if (asprintf(&path, "module/%s/notes/.note.gnu.build-id", name) < 0)
 			return -ENOMEM;

@@ -161,3 +161,11 @@ int parse_size(const char *s, uint64_t *ret)
 	*ret = v;
 	return 0;
 }
+
+bool kernel_module_name_is_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 0 && n <= 55 &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n;
+}

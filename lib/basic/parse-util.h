@@ -24,3 +24,7 @@ int parse_uint64(const char *s, uint64_t *ret);
  * for it first.
  */
 int parse_size(const char *s, uint64_t *ret);
+
+/* A kernel module's name, as a call trace prints it ("[i915]"): letters, digits, '_' and '-',
+ * 55 at most (MODULE_NAME_LEN). Text from a log must be one before it names a path. */
+bool kernel_module_name_is_valid(const char *name);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,17 +52,12 @@ static const struct {
 	bool in_analysis;
 	const char *key;
 } text_columns[] = {
-	{"crash_id", false, "id"},
-	{"boot_id", false, "boot_id"},
-	{"kind", false, "kind"},
-	{"reason", false, "reason"},
-	{"backend", false, "backend"},
-	{"message", true, "message"},
-	{"function", true, "function"},
-	{"module", true, "module"},
-	{"kernel", true, "kernel_version"},
-	{"signature", true, "signature"},
-	{"taint", true, "taint"},
+	{"crash_id", false, "id"},	  {"boot_id", false, "boot_id"},
+	{"kind", false, "kind"},	  {"reason", false, "reason"},
+	{"backend", false, "backend"},	  {"pstore_reason", false, "pstore_reason"},
+	{"message", true, "message"},	  {"function", true, "function"},
+	{"module", true, "module"},	  {"kernel", true, "kernel_version"},
+	{"signature", true, "signature"}, {"taint", true, "taint"},
 	{"comm", true, "comm"},
 };
 
@@ -88,7 +84,10 @@ int upload_clickhouse_row(const UploadCrashSource *r, json_t **ret)
 	if (!records_text || (r->dmesg && !log))
 		return -ENOMEM;
 
-	row = json_pack("{s:I, s:I, s:s, s:s}", "time", usec / 1000000, "time_usec", usec,
+	row = json_pack("{s:I, s:I, s:I, s:s, s:s}", "time", usec / 1000000, "time_usec", usec,
+			"archived_at",
+			MAX(json_integer_value(json_object_get(r->crash, "archived_at")),
+			    (json_int_t)0),
 			"machine_id", machine_id ?: r->machine_id ?: "", "hostname",
 			r->hostname ?: "");
 	if (!row)
@@ -104,5 +103,68 @@ int upload_clickhouse_row(const UploadCrashSource *r, json_t **ret)
 	    json_object_set_new(row, "records", json_string(records_text)) < 0)
 		return -ENOMEM;
 	*ret = TAKE_PTR(row);
+	return 0;
+}
+
+/* A UInt64 column: a JSON number, or the decimal string ClickHouse quotes it in. */
+static int uint64_column(json_t *v, json_int_t *ret)
+{
+	const char *s = json_string_value(v);
+	char *end;
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*ret = json_integer_value(v);
+		return 0;
+	}
+	if (!s || *s < '0' || *s > '9')
+		return -EBADMSG;
+	errno = 0;
+	unsigned long long u = strtoull(s, &end, 10);
+	if (errno != 0 || *end || u > INT64_MAX)
+		return -EBADMSG;
+	*ret = (json_int_t)u;
+	return 0;
+}
+
+/* crash[key] = row[column], when that is a string that is not empty. */
+static int copy_text_column(json_t *crash, const char *key, json_t *row, const char *column)
+{
+	json_t *v = json_object_get(row, column);
+
+	if (!json_is_string(v) || json_string_length(v) == 0)
+		return 0;
+	return json_object_set(crash, key, v) < 0 ? -ENOMEM : 0;
+}
+
+int upload_clickhouse_row_to_crash(json_t *row, json_t **ret)
+{
+	json_auto_t *crash = json_object(), *analysis = json_object(), *records = NULL;
+	const char *records_text = json_string_value(json_object_get(row, "records"));
+	json_int_t usec, archived_at;
+	int r;
+
+	if (!crash || !analysis)
+		return -ENOMEM;
+	if (!json_is_string(json_object_get(row, "crash_id")) ||
+	    json_string_length(json_object_get(row, "crash_id")) == 0 ||
+	    uint64_column(json_object_get(row, "time_usec"), &usec) < 0 ||
+	    uint64_column(json_object_get(row, "archived_at"), &archived_at) < 0 || !records_text)
+		return -EBADMSG;
+	records = json_loads(records_text, 0, NULL);
+	if (!json_is_array(records))
+		return -EBADMSG;
+
+	r = copy_text_column(crash, "machine_id", row, "machine_id");
+	if (r >= 0)
+		r = copy_text_column(crash, "hostname", row, "hostname");
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(text_columns); i++)
+		r = copy_text_column(text_columns[i].in_analysis ? analysis : crash,
+				     text_columns[i].key, row, text_columns[i].column);
+	if (r < 0 || json_object_set_new(crash, "time", json_integer(usec)) < 0 ||
+	    json_object_set_new(crash, "archived_at", json_integer(archived_at)) < 0 ||
+	    json_object_set(crash, "records", records) < 0 ||
+	    json_object_set(crash, "analysis", analysis) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(crash);
 	return 0;
 }

@@ -10,9 +10,10 @@
  *	time, time_usec          when the crash happened (crash.json "time", or
  *	                         "archived_at"): seconds for the DateTime column,
  *	                         microseconds for the UInt64 one
+ *	archived_at              when pstored archived it (microseconds)
  *	machine_id, crash_id     the table's key: a crash sent twice is one row
  *	                         once ReplacingMergeTree has merged the parts
- *	boot_id, hostname, kind, reason, backend
+ *	boot_id, hostname, kind, reason, backend, pstore_reason
  *	message, function, module, kernel, signature, taint, comm
  *	                         crash.json's "analysis" ("" where absent)
  *	frame_function, frame_offset, frame_size, frame_module
@@ -35,3 +36,22 @@
 
 /* The row as a JSON object; -EBADMSG when crash.json has no id, -ENOMEM. */
 int upload_clickhouse_row(const UploadCrashSource *src, json_t **ret);
+
+/*
+ * What "pstorectl --clickhouse=URL" reads back: the columns of the crashes that a listing
+ * shows, each crash once (FINAL), oldest first, as JSONEachRow lines (ClickHouse quotes the
+ * 64-bit time_usec in them).
+ */
+#define UPLOAD_CLICKHOUSE_SELECT                                                                   \
+	"SELECT crash_id, machine_id, hostname, boot_id, kind, reason, backend, pstore_reason, "   \
+	"time_usec, archived_at, message, function, module, kernel, signature, taint, comm, "      \
+	"records "                                                                                 \
+	"FROM pstored.crashes FINAL ORDER BY time_usec, machine_id, crash_id FORMAT JSONEachRow\n"
+
+/*
+ * A row of UPLOAD_CLICKHOUSE_SELECT as the crash.json it was made of, with the keys it keeps
+ * ("id", "machine_id", "hostname", "time", "records", "analysis": {...}, ...; an empty
+ * column is an absent key). -EBADMSG when it is not such a row (no crash_id, a time that is
+ * no number, records that are not a JSON array).
+ */
+int upload_clickhouse_row_to_crash(json_t *row, json_t **ret);

@@ -20,6 +20,7 @@ struct UploadHttp {
 	char errbuf[CURL_ERROR_SIZE];
 	char body[RESPONSE_BODY_MAX + 1];
 	size_t body_len;
+	FILE *sink; /* of the request under way, see UploadHttpRequest */
 	long connections;
 };
 
@@ -27,6 +28,12 @@ static size_t collect_body(char *data, size_t size, size_t n, void *userdata)
 {
 	UploadHttp *h = userdata;
 	size_t len = size * n, room = RESPONSE_BODY_MAX - h->body_len;
+	long status = 0;
+
+	/* The headers came first: an answer other than 200 is kept as an error page is. */
+	if (h->sink && curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK &&
+	    status == 200)
+		return fwrite(data, 1, len, h->sink) == len ? len : 0;
 
 	memcpy(h->body + h->body_len, data, MIN(len, room));
 	h->body_len += MIN(len, room);
@@ -155,6 +162,7 @@ static CURLcode perform_request(UploadHttp *h, const UploadHttpRequest *req,
 
 	h->errbuf[0] = '\0';
 	h->body_len = 0;
+	h->sink = req->sink;
 	c = curl_easy_setopt(h->curl, CURLOPT_URL, req->url);
 	if (c == CURLE_OK)
 		c = curl_easy_setopt(h->curl, CURLOPT_CUSTOMREQUEST, req->method);

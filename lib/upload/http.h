@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct UploadHttpOptions {
 	const char *ca_file; /* NULL: the system's CA bundle */
@@ -30,6 +31,7 @@ typedef struct UploadHttpRequest {
 	const char *idempotency_key; /* NULL: no Idempotency-Key header */
 	const void *body;
 	size_t body_len;
+	FILE *sink; /* NULL: keep the start of the answer; else a 200's whole body goes here */
 } UploadHttpRequest;
 
 typedef struct UploadHttpResponse {

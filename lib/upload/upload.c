@@ -24,6 +24,7 @@
 #include <curl/curl.h>
 #include <systemd/sd-id128.h>
 
+#include "answer.h"
 #include "clickhouse.h"
 #include "document.h"
 #include "export.h"
@@ -38,14 +39,11 @@
 #include "time-util.h"
 #include "upload.h"
 #include "url.h"
-#include "utf8-util.h"
 
 /* A token is a line of text; a bigger file is not a token file. */
 #define TOKEN_FILE_MAX 16384
 /* The connection set-up gets at most this much of Timeout=. */
 #define CONNECT_TIMEOUT_MAX_USEC (10 * USEC_PER_SEC)
-/* The part of the server's answer kept in last_error. */
-#define ANSWER_EXCERPT_MAX 200
 
 typedef struct TargetRun {
 	const PstoredTarget *cfg;
@@ -364,79 +362,6 @@ static void host_facts_get(HostFacts *h)
 		h->machine_id[0] = '\0';
 }
 
-/*
- * The start of the server's answer, for last_error: cut at a character (UTF-8 continuation
- * bytes are 10xxxxxx), without the line break at its end.
- */
-static char *answer_excerpt(const char *body)
-{
-	const char *b = body ?: "";
-	size_t n = strnlen(b, ANSWER_EXCERPT_MAX + 1);
-
-	if (n > ANSWER_EXCERPT_MAX)
-		for (n = ANSWER_EXCERPT_MAX; n > 0 && ((unsigned char)b[n] & 0xc0) == 0x80; n--)
-			;
-	while (n > 0 && isspace((unsigned char)b[n - 1]))
-		n--;
-	return strndup(b, n);
-}
-
-/*
- * A 3xx answer: where the collector points. Redirects are not followed (a document, and a
- * token, would go where the configuration does not say); the URL is the one to fix.
- */
-static int describe_redirect(const TargetRun *t, const char *masked, const UploadHttpResponse *resp,
-			     char **ret)
-{
-	_cleanup_free_ char *location = NULL;
-
-	if (resp->redirect_url && upload_url_mask(resp->redirect_url, &location) < 0)
-		return -ENOMEM;
-	if (asprintf(ret,
-		     "%s: HTTP %ld, a redirect%s%s, which is not followed: set URL= in [Target.%s] "
-		     "to the collector's address; tried again later",
-		     masked, resp->status, location ? " to " : "", location ?: "",
-		     t->cfg->name) < 0)
-		return -ENOMEM;
-	return 0;
-}
-
-/*
- * Describes the exchange for last_error and the progress line, escaped (utf8_escape()): the
- * collector's answer, its Location and curl's error about it are anyone's text, and the
- * message goes to terminals, logs and crash.json.
- */
-static char *describe_response(const TargetRun *t, const char *url, const UploadHttpResponse *resp)
-{
-	_cleanup_free_ char *excerpt = NULL, *masked = NULL, *msg = NULL;
-	int k;
-
-	if (upload_url_mask(url, &masked) < 0)
-		return NULL;
-
-	if (resp->status == 0 && resp->tls_error)
-		k = asprintf(&msg,
-			     "%s: %s (the collector's TLS certificate could not be verified: "
-			     "set CAFile= to the CA that signed it)",
-			     masked, resp->error);
-	else if (resp->status == 0)
-		k = asprintf(&msg, "%s: %s", masked, resp->error);
-	else if (resp->status >= 300 && resp->status < 400)
-		k = describe_redirect(t, masked, resp, &msg);
-	else {
-		excerpt = answer_excerpt(resp->body);
-		if (!excerpt)
-			return NULL;
-		k = asprintf(&msg, "%s: HTTP %ld%s%s", masked, resp->status, *excerpt ? ": " : "",
-			     excerpt);
-	}
-	if (k < 0) {
-		msg = NULL;
-		return NULL;
-	}
-	return utf8_escape(msg, strlen(msg), 0);
-}
-
 /* Replaces crash["upload"][target] with state (taking it). */
 static int set_upload_state(json_t *crash, const char *target, json_t *state)
 {
@@ -641,7 +566,7 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 	if (r < 0)
 		return upload_oom(t->o);
 
-	res->message = describe_response(t, url, &resp);
+	res->message = upload_answer_describe(t->cfg->name, url, &resp);
 	if (res->message)
 		state = state_after_answer(t, &resp, streq(req.method, "PUT"), attempts, now,
 					   doc.len, res);
@@ -794,7 +719,7 @@ static int batch_insert(TargetRun *t, const char *body, size_t len, BatchCrash *
 	r = upload_http_send(t->http, &req, &resp);
 	if (r < 0)
 		return upload_oom(t->o);
-	message = describe_response(t, t->url, &resp);
+	message = upload_answer_describe(t->cfg->name, t->url, &resp);
 	for (size_t i = 0; message && i < n; i++) {
 		BatchCrash *b = &batch[i];
 

@@ -3,13 +3,17 @@
  * libFuzzer target for what pstorectl reads from other machines
  * (cli/crash-parse.h). An input whose first byte is 'j' is a journal entry
  * of pstored: its fields "NAME=value", one a line, become a crash as
- * pstorectl -D reads one. Any other input, past its first byte, is a
- * collected document, as pstorectl --documents reads it. Of both, the
- * summary a listing entry is made of (store_crash_summary()) and the JSON
- * show and export print. Built with ./configure --enable-fuzzing CC=clang;
+ * pstorectl -D reads one. An input whose first byte is 'c' is a row of
+ * ClickHouse, as pstorectl --clickhouse reads it
+ * (upload_clickhouse_row_to_crash()). Any other input, past its first byte,
+ * is a collected document, as pstorectl --documents reads it, whose parse and
+ * crash must stay within the memory bound of crash-parse.h (else abort()).
+ * Of all, the summary a listing entry is made of (store_crash_summary()) and
+ * the JSON show and export print. Built with ./configure --enable-fuzzing CC=clang;
  * seeds: tests/lib/fuzz-seeds.
  */
 
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,7 @@
 #include "crash-parse.h"
 #include "macro.h"
 #include "store/store.h"
+#include "upload/clickhouse.h"
 
 /* What pstorectl prints of a crash: its summary and the whole JSON. */
 static void print_crash(json_t *crash)
@@ -49,17 +54,73 @@ static void read_entry(const char *p, const char *end)
 	print_crash(crash);
 }
 
+/*
+ * The memory jansson holds, counted as crash-parse.c counts it: to check that a document and
+ * its crash stay within the bound of crash-parse.h (pstorectl(1)), whatever the input.
+ */
+static size_t jansson_used, jansson_peak;
+
+static void *counting_malloc(size_t size)
+{
+	void *m = malloc(size);
+
+	if (m) {
+		jansson_used += malloc_usable_size(m);
+		jansson_peak = MAX(jansson_peak, jansson_used);
+	}
+	return m;
+}
+
+static void counting_free(void *m)
+{
+	if (m)
+		jansson_used -= malloc_usable_size(m);
+	free(m);
+}
+
+typedef struct Buffer {
+	const char *p;
+	size_t left;
+} Buffer;
+
+/* Feeds the document in pieces, as a file is read. */
+static size_t read_buffer(void *buffer, size_t size, void *userdata)
+{
+	Buffer *b = userdata;
+	size_t n = MIN(size, b->left);
+
+	memcpy(buffer, b->p, n);
+	b->p += n;
+	b->left -= n;
+	return n;
+}
+
 static void read_document(const char *buf, size_t len)
 {
-	json_auto_t *doc = NULL, *crash = NULL;
+	json_auto_t *doc = NULL;
+	Buffer b = {buf, len};
 	json_error_t error;
+	size_t before;
 
-	if (crash_document_parse(buf, len, &error, &doc) < 0)
+	json_set_alloc_funcs(counting_malloc, counting_free);
+	before = jansson_peak = jansson_used;
+	if (crash_document_parse(read_buffer, &b, &error, &doc) < 0)
 		return;
-	if (crash_document_crash(doc, &crash) < 0)
+	if (jansson_peak - before >
+	    MIN(CRASH_DOCUMENT_MEMORY_FACTOR * len + CRASH_DOCUMENT_MEMORY_BASE,
+		CRASH_DOCUMENT_MEMORY_MAX))
 		abort();
 	print_crash(doc);
-	print_crash(crash);
+	crash_document_strip(doc);
+	print_crash(doc);
+}
+
+static void read_row(const char *buf, size_t len)
+{
+	json_auto_t *row = json_loadb(buf, len, 0, NULL), *crash = NULL;
+
+	if (row && upload_clickhouse_row_to_crash(row, &crash) == 0)
+		print_crash(crash);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -70,6 +131,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (data[0] == 'j')
 		read_entry((const char *)data + 1, (const char *)data + size);
+	else if (data[0] == 'c')
+		read_row((const char *)data + 1, size - 1);
 	else
 		read_document((const char *)data + 1, size - 1);
 	return 0;

@@ -101,7 +101,10 @@ for id in "${ids[@]}"; do
 	fi
 	check "show --json $short is crash.json plus path" \
 		jqe --slurpfile c "$crash" --arg p "$store/$id" '(del(.path) == $c[0]) and .path == $p' \
-		<(ctl --json show "$short")
+		<(ctl --json show --no-symbolize "$short")
+	check "show --json $short: each frame symbolized or unresolved, with the reason" jqe \
+		'[.analysis.frames // [] | .[] | (.line | type) == "number" or (.unresolved | type) == "string"] | all' \
+		<(DEBUGINFOD_URLS= ctl --json show "$short")
 
 	if [ -f "$store/$id/dmesg.txt" ]; then
 		check "dmesg $short is dmesg.txt" cmp -s <(ctl dmesg "$short") "$store/$id/dmesg.txt"

@@ -113,7 +113,10 @@ check "$(wc -l <"$T/cases") documents: every verb exits 0 or 1, its output escap
 check "each document listed, or named in a warning" eq "$unnamed" 0
 check "a field of the wrong type is left out of show" eq "$not_left_out" ""
 check "a document that is not JSON: named with the reason" \
-	grep -qF "14-id-deep.json: not JSON (maximum parsing depth reached" "$T/warnings"
+	grep -qF "6-id-u64.json: not JSON (too big integer near '18446744073709551616', line 1)" \
+	"$T/warnings"
+check "10,000 arrays deep: too many values for their size" \
+	grep -qF "14-id-deep.json: holds too many values for its size" "$T/warnings"
 
 case="ids alike in 8 characters"
 mkdir -p "$T/twice"
@@ -195,6 +198,66 @@ check "unreadable: the rest listed" eq "$(jq length "$T/out")" 3
 check "no verb crashed" eval '! grep . "$T/broken" >&2'
 cp "$T/good.all" "$T/good"
 
+case="documents: memory"
+# 16 MiB of [{},{},...], which jansson would hold in 80 times that, and 16 MiB of a log.
+# pstorectl(1): a document is parsed in at most 16 times its size, plus 64 KiB, or 256 MiB.
+mkdir -p "$T/big"
+"$MAKE_HOSTILE" big "$doc" "$T/big" $((16 << 20)) >"$T/big-ids"
+if ldd "$PSTORECTL" | grep -q 'libasan\|libclang_rt.asan'; then
+	rss_max=$((1 << 20)) # kB: a sanitizer's shadow memory and quarantine on top
+else
+	rss_max=$((256 * 1024 + 32 * 1024)) # kB: the bound, and 32 MiB for the program
+fi
+for verb in "--json=short list" "dmesg $(sed -n 2p "$T/big-ids")"; do
+	# shellcheck disable=SC2086
+	/usr/bin/time -f %M -o "$T/rss" "$PSTORECTL" --no-pager --documents="$T/big" $verb \
+		>"$T/out" 2>"$T/err"
+	check "${verb%% *}: within the bound of pstorectl(1)" test "$(cat "$T/rss")" -le "$rss_max"
+	check "${verb%% *}: many values named" grep -qxF "pstorectl: $T/big/many-values.json: holds \
+too many values for its size: parsing it would take more memory than 16 times its size, or \
+256 MiB; skipped." "$T/err"
+done
+check "a long log: shown whole" eq "$(tr -d x <"$T/out" | wc -c):$(wc -c <"$T/out")" \
+	"0:$(jq -j .dmesg "$T/big/long-log.json" | wc -c)"
+ctl --documents="$T/big" --json=short list 2>/dev/null | jq -r '.[].id' >"$T/listed"
+check "a long log: listed" eq "$(cat "$T/listed")" "$(sed -n 2p "$T/big-ids")"
+
+case="documents rewritten while read"
+# Each time pstorectl has read it, the document is replaced: as a WebDAV server does (a new
+# file renamed over), and in place. show is a whole document of the crash asked for, or fails
+# saying why: never the other. The documents of more/, older, are read after it (on tmpfs):
+# time for it to be replaced between list and show.
+mkdir -p "$T/rewritten/more"
+jq -c '.id = "bad0f0a0-0000-5000-8000-00000000f0a0"' "$doc" >"$T/a.json"
+jq -c '.id = "bad0f0b0-0000-5000-8000-00000000f0b0"' "$doc" >"$T/b.json"
+python3 - "$T/a.json" "$T/rewritten/more" <<-'EOF'
+	import sys
+	doc = open(sys.argv[1]).read()
+	for i in range(300):
+	    with open("%s/%d.json" % (sys.argv[2], i), "w") as f:
+	        f.write(doc.replace("bad0f0a0", "bad0f%03x" % (0x100 + i)))
+EOF
+cp "$T/a.json" "$T/rewritten/doc.json"
+ctl --documents="$T/rewritten" show bad0f0a0 >"$T/want"
+"$MAKE_HOSTILE" rewrite "$T/rewritten/doc.json" "$T/a.json" "$T/b.json" 600 &
+writer=$!
+server_pids="$server_pids $writer"
+: >"$T/broken"
+wrong=0 shown=0
+for i in $(seq 40); do
+	if verb_holds "$case" --documents="$T/rewritten" show bad0f0a0; then
+		cmp -s "$T/want" "$T/out" && shown=$((shown + 1)) || wrong=$((wrong + 1))
+	elif [ -s "$T/out" ] || ! [ -s "$T/err" ]; then
+		wrong=$((wrong + 1))
+	fi
+	verb_holds "$case" --documents="$T/rewritten" --json=short list
+done
+kill "$writer"
+wait "$writer" 2>/dev/null
+check "show: the crash asked for, whole, or a message saying why not" eq "$wrong" 0
+check "no verb crashed" eval '! grep . "$T/broken" >&2'
+echo "documents rewritten while read: crash shown $shown times in 40" >&2
+
 case="journal, field by field"
 mkdir -p "$T/export" "$T/journal"
 "$MAKE_HOSTILE" journal "$T/export" >"$T/entries"
@@ -265,6 +328,34 @@ check "the entry of two ids: named as malformed, once" eq "$(grep -c "A malforme
 with a MESSAGE_ID of pstored, from zulu at .*: no crash id in PSTORE_CRASH_ID, or more than \
 one; skipped.$" "$T/err")" 1
 check "no verb crashed" eval '! grep . "$T/broken" >&2'
+
+case="a journal file still being written"
+# systemd-journal-remote writes entries as they come while pstorectl -D lists and shows: the
+# crashes there before are listed each time, and each verb exits 0 or 1.
+mkdir -p "$T/live"
+"$MAKE_HOSTILE" live "$T/export/good.export" 20 2>"$T/live-count" |
+	"$JOURNAL_REMOTE" --output="$T/live/live.journal" - >"$T/journal-remote.log" 2>&1 &
+live=$!
+server_pids="$server_pids $live"
+for i in $(seq 100); do
+	[ "$(ctl -D "$T/live" --json=short list 2>/dev/null | jq length)" -ge 3 ] 2>/dev/null &&
+		break
+	sleep 0.1
+done
+: >"$T/broken"
+missed=0 unshown=0
+while kill -0 "$live" 2>/dev/null; do
+	verb_holds "$case" -D "$T/live" --json=short list
+	jq -r '.[].id' "$T/out" | sort >"$T/listed"
+	[ -z "$(comm -23 "$T/good" "$T/listed")" ] || missed=$((missed + 1))
+	verb_holds "$case" -D "$T/live" show "$(tail -n 1 "$T/listed")" || unshown=$((unshown + 1))
+done
+wait "$live"
+check "the crashes there before: listed each time" eq "$missed" 0
+check "the newest crash listed: shown each time" eq "$unshown" 0
+check "no verb crashed" eval '! grep . "$T/broken" >&2'
+check "at the end, every crash listed" \
+	eq "$(ctl -D "$T/live" --json=short list | jq length)" "$(($(cat "$T/live-count") + 3))"
 
 case="the same id from two machines"
 id=$(head -n1 "$T/good")

@@ -10,7 +10,9 @@
 # SIGSTOP, past Timeout=), that answers an error (HTTP 500), or that is down
 # keeps the crashes queued; each is delivered once afterwards: as many
 # distinct (machine id, crash id) as crashes, and as many rows with FINAL.
-# The key is never in the program's output nor in crash.json.
+# The key is never in the program's output nor in crash.json. Read back,
+# "pstorectl --clickhouse=URL list [--group] [--json]" shows what "pstorectl
+# -D" shows of the same crashes sent to systemd-journal-remote.
 
 . "$top_srcdir/tests/upload/lib.sh"
 skip_unless_root
@@ -63,13 +65,17 @@ all_in_state() {
 	done
 }
 
-# Machine 1: a credentials file of one line is refused, with what it should hold.
+# Machine 1: a credentials file without both lines, with a third line or with
+# CRLF line ends is refused, with what it should hold.
 machine 1
 make_crashes 3 1 >/dev/null
-printf 'pstored\n' >"$T/clickhouse.credentials"
-! pstorectl_upload >"$T/out" 2>&1 || fail "a credentials file without a key is taken"
-grep -qF "CredentialsFile=$T/clickhouse.credentials must hold the ClickHouse user on one line and its key on the next." "$T/out" ||
-	{ cat "$T/out"; fail "the bad credentials file is not explained"; }
+for bad in 'pstored\n' 'pstored\n\n' '\nkey\n' 'pstored\nkey\nmore\n' 'pstored\r\nkey\r\n'; do
+	# shellcheck disable=SC2059
+	printf "$bad" >"$T/clickhouse.credentials"
+	! pstorectl_upload >"$T/out" 2>&1 || fail "credentials file '$bad' is taken"
+	grep -qF "CredentialsFile=$T/clickhouse.credentials must hold the ClickHouse user on one line and its key on the next." "$T/out" ||
+		{ cat "$T/out"; fail "the bad credentials file '$bad' is not explained"; }
+done
 
 # A wrong key: ClickHouse refuses (401), the crashes fail; due again once the file changes.
 printf 'pstored\nwrong-key\n' >"$T/clickhouse.credentials"
@@ -136,3 +142,41 @@ clickhouse_query "SELECT signature, crashes, machines, kernels FROM pstored.sign
 	ORDER BY machine_id" >>"$T/rows"
 diff -u "$top_srcdir/tests/upload/clickhouse-rows.expected" "$T/rows" ||
 	fail "the rows at ClickHouse differ from tests/upload/clickhouse-rows.expected"
+
+# Read back: "pstorectl --clickhouse=URL list" and "list --group" show what
+# "pstorectl -D" shows of the same crashes sent to systemd-journal-remote;
+# so does --json, but for the analysis' "comm", which the journal entry does
+# not carry.
+start_journal_remote http
+write_config "$T/journal.conf" "[Target.journal]" "Type=journal-remote" \
+	"URL=http://127.0.0.1:$JR_PORT" "MaxPerDay=infinity"
+for m in 1 2 3; do
+	machine $m
+	unshare -u sh -c 'hostname "$0"; exec "$@"' "$UPLOAD_HOSTNAME" \
+		"$PSTORECTL" --store-dir="$STORE" upload --config="$T/journal.conf" \
+		--dmi-dir="$T/dmi" >"$T/out" 2>&1 || { cat "$T/out"; fail "upload to journal-remote failed"; }
+done
+stop_journal_remote
+CH_URL="http://pstored:$CH_KEY@127.0.0.1:$CH_HTTP_PORT/"
+for verb in "list" "list --group" "list --json" "list --group --json"; do
+	# shellcheck disable=SC2086
+	"$PSTORECTL" -D "$T/remote" $verb >"$T/journal.out" 2>&1 || fail "-D $verb failed"
+	# shellcheck disable=SC2086
+	"$PSTORECTL" --clickhouse="$CH_URL" $verb >"$T/clickhouse.out" 2>&1 ||
+		{ cat "$T/clickhouse.out"; fail "--clickhouse $verb failed"; }
+	grep -v '^ *"comm": ' "$T/clickhouse.out" >"$T/clickhouse-no-comm.out"
+	diff -u "$T/journal.out" "$T/clickhouse-no-comm.out" || fail "--clickhouse $verb differs from -D"
+done
+
+# A wrong key, and a server that is down: said, with the password masked.
+! "$PSTORECTL" --clickhouse="http://pstored:wrong-key@127.0.0.1:$CH_HTTP_PORT/" list \
+	>"$T/out" 2>&1 || fail "a wrong key lists"
+grep -qF "ClickHouse at http://pstored:***@127.0.0.1:$CH_HTTP_PORT/ answered HTTP 401" "$T/out" ||
+	{ cat "$T/out"; fail "the refusal is not said"; }
+! grep -q "wrong-key" "$T/out" || fail "the password is in the message"
+! "$PSTORECTL" --clickhouse="$CH_URL" show >"$T/out" 2>&1 || fail "show reads from ClickHouse"
+grep -qF "'show' does not read from ClickHouse" "$T/out" || { cat "$T/out"; fail "show: not said why"; }
+stop_clickhouse
+! "$PSTORECTL" --clickhouse="$CH_URL" list >"$T/out" 2>&1 || fail "a server that is down lists"
+grep -qF "Cannot read the crashes from ClickHouse at http://pstored:***@127.0.0.1:$CH_HTTP_PORT/" "$T/out" ||
+	{ cat "$T/out"; fail "the server down is not said"; }

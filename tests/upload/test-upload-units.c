@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The uploader's pure parts: the journal export serializer (checked against
- * systemd's own reader in test-upload-journal.sh as well), the response
- * rules, backoff, daily limits and URL templates.
+ * systemd's own reader in test-upload-journal.sh as well), the ClickHouse
+ * row (against a real server in test-upload-clickhouse.sh as well), the
+ * response rules, backoff, daily limits and URL templates.
  */
 #include <criterion/criterion.h>
 #include <curl/curl.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "macro.h"
+#include "upload/clickhouse.h"
 #include "upload/journal-export.h"
 #include "upload/policy.h"
 #include "upload/url.h"
@@ -212,7 +214,8 @@ Test(upload_url, journal_remote)
 		{"http://10.0.0.1:8080", "http://10.0.0.1:8080/upload"},
 		{"https://[fe80::1]:19532", "https://[fe80::1]:19532/upload"},
 		/* A path says where the collector listens, behind a proxy for one. */
-		{"https://proxy.example/journal/upload", "https://proxy.example:19532/journal/upload"},
+		{"https://proxy.example/journal/upload",
+		 "https://proxy.example:19532/journal/upload"},
 		{"https://collector:19532/upload", "https://collector:19532/upload"},
 	};
 
@@ -223,4 +226,116 @@ Test(upload_url, journal_remote)
 		cr_expect_str_eq(u, cases[i].out);
 	}
 	cr_assert_eq(upload_journal_remote_url("::not a url", &(char *){NULL}), -EINVAL);
+}
+
+/* The row of a crash, whole: frames with and without offsets and modules, a log not UTF-8. */
+Test(clickhouse_row, whole)
+{
+	json_auto_t *crash = NULL, *row = NULL;
+	_cleanup_free_ char *text = NULL;
+	const char log[] = "<0>panic \xff\n";
+
+	crash = json_loads(
+		"{\"id\": \"c1\", \"kind\": \"kernel-crash\", \"reason\": \"oops\", "
+		"\"time\": 1700000000123456, \"archived_at\": 1, \"boot_id\": \"b1\", "
+		"\"records\": [{\"name\": \"dmesg-erst-1\", \"size\": 5}], "
+		"\"analysis\": {\"message\": \"BUG: x\", \"function\": \"f\", \"module\": null, "
+		"\"taint\": \"G\", \"signature\": \"s\", \"kernel_version\": \"6.1\", "
+		"\"frames\": [{\"function\": \"f\", \"offset\": 26, \"size\": 144, "
+		"\"module\": null}, {\"function\": \"g\", \"offset\": null, \"size\": null, "
+		"\"module\": \"ext4\"}]}}",
+		0, NULL);
+	cr_assert_not_null(crash);
+	UploadCrashSource src = {
+		.crash = crash,
+		.dmesg = log,
+		.dmesg_len = strlen(log),
+		.hostname = "h1",
+		.machine_id = "m-from-host",
+	};
+	cr_assert_eq(upload_clickhouse_row(&src, &row), 0);
+	text = json_dumps(row, JSON_COMPACT);
+	cr_assert_str_eq(
+		text,
+		"{\"time\":1700000000,\"time_usec\":1700000000123456,\"archived_at\":1,"
+		"\"machine_id\":\"m-from-host\",\"hostname\":\"h1\",\"crash_id\":\"c1\","
+		"\"boot_id\":\"b1\",\"kind\":\"kernel-crash\",\"reason\":\"oops\",\"backend\":\"\","
+		"\"pstore_reason\":\"\",\"message\":\"BUG: x\",\"function\":\"f\",\"module\":\"\","
+		"\"kernel\":\"6.1\",\"signature\":\"s\",\"taint\":\"G\",\"comm\":\"\","
+		"\"frame_function\":[\"f\",\"g\"],\"frame_offset\":[26,-1],\"frame_size\":[144,-1],"
+		"\"frame_module\":[\"\",\"ext4\"],\"dmesg\":\"<0>panic \xef\xbf\xbd\\n\","
+		"\"records\":\"[{\\\"name\\\":\\\"dmesg-erst-1\\\",\\\"size\\\":5}]\"}");
+}
+
+/* Without a time, the time it was archived; without an id, no row; without a log, "". */
+Test(clickhouse_row, fallbacks)
+{
+	json_auto_t *crash = json_pack("{s:I}", "archived_at", (json_int_t)2500000);
+	json_auto_t *row = NULL;
+
+	UploadCrashSource src = {.crash = crash};
+	cr_assert_eq(upload_clickhouse_row(&src, &row), -EBADMSG);
+	cr_assert_eq(json_object_set_new(crash, "id", json_string("c2")), 0);
+	cr_assert_eq(upload_clickhouse_row(&src, &row), 0);
+	cr_assert_eq(json_integer_value(json_object_get(row, "time")), 2);
+	cr_assert_eq(json_integer_value(json_object_get(row, "time_usec")), 2500000);
+	cr_assert_str_eq(json_string_value(json_object_get(row, "dmesg")), "");
+	cr_assert_str_eq(json_string_value(json_object_get(row, "records")), "[]");
+	cr_assert_eq(json_array_size(json_object_get(row, "frame_function")), 0);
+}
+
+/* What "pstorectl --clickhouse=" reads back: the row's columns as crash.json's keys. */
+Test(clickhouse_row, read_back)
+{
+	json_auto_t *row = NULL, *crash = NULL;
+	_cleanup_free_ char *text = NULL;
+
+	/* As ClickHouse writes it: the 64-bit integers quoted. */
+	row = json_loads(
+		"{\"crash_id\":\"c1\",\"machine_id\":\"m1\",\"hostname\":\"h1\","
+		"\"boot_id\":\"\",\"kind\":\"kernel-crash\",\"reason\":\"oops\","
+		"\"backend\":\"erst\",\"pstore_reason\":\"Oops\","
+		"\"time_usec\":\"1700000000123456\",\"archived_at\":\"1700000001000000\","
+		"\"message\":\"BUG: x\",\"function\":\"f\",\"module\":\"\",\"kernel\":\"6.1\","
+		"\"signature\":\"s\",\"taint\":\"\",\"comm\":\"sh\","
+		"\"records\":\"[{\\\"name\\\":\\\"dmesg-erst-1\\\"}]\"}",
+		0, NULL);
+	cr_assert_not_null(row);
+	cr_assert_eq(upload_clickhouse_row_to_crash(row, &crash), 0);
+	text = json_dumps(crash, JSON_COMPACT | JSON_SORT_KEYS);
+	cr_assert_str_eq(text,
+			 "{\"analysis\":{\"comm\":\"sh\",\"function\":\"f\","
+			 "\"kernel_version\":\"6.1\",\"message\":\"BUG: x\",\"signature\":\"s\"},"
+			 "\"archived_at\":1700000001000000,\"backend\":\"erst\",\"hostname\":"
+			 "\"h1\",\"id\":\"c1\",\"kind\":\"kernel-crash\",\"machine_id\":\"m1\","
+			 "\"pstore_reason\":\"Oops\",\"reason\":\"oops\",\"records\":[{\"name\":"
+			 "\"dmesg-erst-1\"}],\"time\":1700000000123456}");
+}
+
+/* Not rows of ours: no id, a time that is no number or too big, records not an array. */
+Test(clickhouse_row, hostile_rows)
+{
+	const char *const hostile[] = {
+		"{\"time_usec\":1,\"archived_at\":1,\"records\":\"[]\"}",
+		"{\"crash_id\":\"\",\"time_usec\":1,\"archived_at\":1,\"records\":\"[]\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":\"-1\",\"archived_at\":1,\"records\":\"[]\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":\"1x\",\"archived_at\":1,\"records\":\"[]\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":\"18446744073709551615\",\"archived_at\":1,"
+		"\"records\":\"[]\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":1,\"records\":\"[]\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":1,\"archived_at\":1,\"records\":\"{}\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":1,\"archived_at\":1,\"records\":\"[\"}",
+		"{\"crash_id\":\"c\",\"time_usec\":1,\"archived_at\":1}",
+		"[]",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(hostile); i++) {
+		json_auto_t *row = json_loads(hostile[i], 0, NULL);
+		json_t *crash = NULL;
+
+		cr_assert_not_null(row, "%s", hostile[i]);
+		cr_assert_eq(upload_clickhouse_row_to_crash(row, &crash), -EBADMSG, "%s",
+			     hostile[i]);
+		cr_assert_null(crash);
+	}
 }

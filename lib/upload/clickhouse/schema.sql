@@ -25,6 +25,7 @@ CREATE DATABASE IF NOT EXISTS pstored;
 CREATE TABLE IF NOT EXISTS pstored.crashes (
 	time DateTime('UTC'),
 	time_usec UInt64,
+	archived_at UInt64,
 	machine_id String,
 	crash_id String,
 	boot_id String,
@@ -32,6 +33,7 @@ CREATE TABLE IF NOT EXISTS pstored.crashes (
 	kind String,
 	reason String,
 	backend String,
+	pstore_reason String,
 	message String,
 	function String,
 	module String,

@@ -1,0 +1,178 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Symbolization with real parts: the system test's crash module (tests/system/crashtest/),
+# built with -g against the installed linux-headers, makes the trace; eu-addr2line on the same
+# addresses gives the lines the frames must get, the inlined call included. The module is
+# then served by build id from a real debuginfod, in a network namespace of the test's own
+# (debuginfod listens on every address). And the programs that must not link libdw or
+# libdebuginfod do not. Skipped (77) without linux-headers or elfutils.
+set -eu
+
+PSTORECTL=$top_builddir/cli/pstorectl
+PSTORED=$top_builddir/daemon/pstored
+tmp=$(mktemp -d /tmp/test-symbolize.XXXXXX)
+debuginfod_pid=
+cleanup() {
+	[ -z "$debuginfod_pid" ] || kill "$debuginfod_pid" 2>/dev/null || :
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+. "$top_srcdir/tests/lib/checks.sh"
+unset DEBUGINFOD_URLS
+
+# Neither pstored nor pstorectl links libdw or libdebuginfod: pstorectl-symbolize alone does.
+links() { readelf -d "$1" | grep -E 'NEEDED.*(libdw|libdebuginfod)' || :; }
+check "pstored links neither libdw nor libdebuginfod" eq "$(links "$PSTORED")" ""
+check "pstorectl links neither libdw nor libdebuginfod" eq "$(links "$PSTORECTL")" ""
+check "pstorectl-symbolize links libdw" grep -q libdw <(links "$top_builddir/cli/pstorectl-symbolize")
+
+headers=$(ls -d /usr/src/linux-headers-*/ 2>/dev/null | while read -r d; do
+	[ -f "$d/Module.symvers" ] && echo "$d"; done | head -n 1)
+if [ -z "$headers" ] || ! command -v eu-addr2line >/dev/null; then
+	echo "SKIP: no linux-headers with Module.symvers, or no eu-addr2line (tools/install-deps --vm)"
+	checks_done
+	exit 77
+fi
+release=$(basename "$headers" | sed 's/^linux-headers-//')
+mkdir "$tmp/mod"
+cp "$top_srcdir"/tests/system/crashtest/{Kbuild,pstored_crashtest.c} "$tmp/mod/"
+make -s -C "$headers" M="$tmp/mod" ccflags-y=-g modules >"$tmp/build.log" 2>&1 ||
+	{ cat "$tmp/build.log" >&2; exit 1; }
+ko=$tmp/mod/pstored_crashtest.ko
+
+# size FUNCTION: its st_size in hex, as the kernel prints it for a function padded to none
+size() { printf '0x%x' "0x$(nm -S "$ko" | awk -v f="$1" '$4 == f { print $2 }')"; }
+# The first offset of crashtest_spin whose line is in an inlined function.
+spin_size=$(size crashtest_spin)
+for ((off = 1; off < spin_size; off++)); do
+	eu-addr2line -e "$ko" -i -f "crashtest_spin+$off" | grep -q ' inlined at ' && break
+done
+check "crashtest_spin has an inlined call" test "$off" -lt "$((spin_size))"
+spin_off=$(printf '0x%x' "$off")
+init_size=$(size crashtest_init)
+init_off=$(printf '0x%x' $((init_size / 2)))
+
+# oops KERNEL SPIN_SIZE: a log of the module's oops, the frames of its trace at those offsets
+oops() {
+	cat <<-EOF
+	<1>[   50.000001] BUG: kernel NULL pointer dereference, address: 0000000000000000
+	<4>[   50.000002] Oops: 0002 [#1] PREEMPT SMP NOPTI
+	<4>[   50.000003] CPU: 0 PID: 412 Comm: insmod Tainted: G           OE      $1 #1  Debian 6.1.192-3
+	<4>[   50.000004] RIP: 0010:crashtest_spin+$spin_off/$2 [pstored_crashtest]
+	<4>[   50.000005] Call Trace:
+	<4>[   50.000006]  <TASK>
+	<4>[   50.000007]  crashtest_spin+$spin_off/$2 [pstored_crashtest]
+	<4>[   50.000008]  crashtest_init+$init_off/$init_size [pstored_crashtest]
+	<4>[   50.000009]  do_one_initcall+0x41/0x200
+	<4>[   50.000010]  </TASK>
+	EOF
+}
+oops "$release" "$spin_size" >"$tmp/oops.txt"
+
+# addr2line FUNC+OFF: "function file:line" of each eu-addr2line -i line pair, innermost first,
+# file relative to the module's directory as pstorectl gives it.
+addr2line() {
+	eu-addr2line -e "$ko" -i -f "$1" | paste - - |
+		sed -E "s| inlined at [^\t]*||; s|\t| |; s|:[0-9]+$||; s|$tmp/mod/||"
+}
+# frames: "function file:line" of each frame and inlined call, as pstorectl --json gives them
+frames() {
+	jq -r '.analysis.frames[] | select(.module) | (.inlined[] | "\(.function) \(.file):\(.line)"),
+		"\(.function) \(.file):\(.line)"' "$1" | sed "s|$tmp/mod/||"
+}
+{
+	addr2line "crashtest_spin+$spin_off" # the first frame: its own address
+	addr2line "crashtest_init+$(printf '0x%x' $((init_off - 1)))" # a return address, less one
+} >"$tmp/expected"
+
+"$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/oops.txt" >"$tmp/decode.json"
+check "decode: module frames at eu-addr2line's file:line, inlined call first" \
+	diff -u "$tmp/expected" <(frames "$tmp/decode.json")
+check "decode: vmlinux frame unresolved, with the reason" eq \
+	"$(jq -r '.analysis.frames[2].unresolved' "$tmp/decode.json")" \
+	"no debug file for vmlinux $release (install its debug symbols, set DEBUGINFOD_URLS or give --debug-dir=)"
+"$PSTORECTL" decode --debug-dir="$tmp/mod" "$tmp/oops.txt" | sed "s|$tmp/mod/||" >"$tmp/decode.txt"
+inlined=$(head -n 1 "$tmp/expected")
+check "decode: the frame with its line, the inlined call under it" grep -qxF \
+	"   Call trace: crashtest_spin+$spin_off/$spin_size [pstored_crashtest] ($(sed -n 2p "$tmp/expected" | cut -d' ' -f2))" \
+	"$tmp/decode.txt"
+check "decode: the inlined call" grep -qxF \
+	"                 inlined ${inlined% *} (${inlined##* })" "$tmp/decode.txt"
+check "decode --no-symbolize: the frames as the log has them" grep -qxF \
+	"   Call trace: crashtest_spin+$spin_off/$spin_size [pstored_crashtest]" \
+	<("$PSTORECTL" decode --no-symbolize --debug-dir="$tmp/mod" "$tmp/oops.txt")
+
+# A function of another size than the log's: another build, refused for every frame of it.
+oops "$release" 0x999 >"$tmp/wrong.txt"
+"$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/wrong.txt" >"$tmp/wrong.json"
+check "a mismatching module is refused" eq \
+	"$(jq -r '[.analysis.frames[] | select(.module) | .unresolved] | unique[]' "$tmp/wrong.json")" \
+	"$ko does not match the crashed kernel: crashtest_spin is $spin_size bytes there, 0x999 in the log"
+
+# An offset past the function's end would be another function's line.
+sed "s|crashtest_init+$init_off/|crashtest_init+$(printf '0x%x' $((init_size + 1)))/|" \
+	"$tmp/oops.txt" >"$tmp/past.txt"
+check "an offset past the function's end is not resolved" eq "$("$PSTORECTL" decode --json=short \
+	--debug-dir="$tmp/mod" "$tmp/past.txt" | jq -r '.analysis.frames[1].unresolved')" \
+	"the offset is past the function's end"
+
+# A module name from the log that would name a path: never looked up.
+sed 's/\[pstored_crashtest\]/[..\/..\/mod]/' "$tmp/oops.txt" >"$tmp/path.txt"
+check "a module name that is a path is refused" eq "$("$PSTORECTL" decode --json=short \
+	--debug-dir="$tmp/mod" "$tmp/path.txt" | jq -r '[.analysis.frames[0,1].unresolved] | unique[]')" \
+	"not a module name"
+
+# At a collector: the crash archived with the module's build id, symbolized through debuginfod.
+if ! unshare -n true 2>/dev/null || ! command -v debuginfod >/dev/null; then
+	echo "SKIP: debuginfod part (no network namespace or no debuginfod)"
+	checks_done
+	exit
+fi
+module_id=$(eu-readelf -n "$ko" | sed -n 's/^ *Build ID: //p')
+mkdir -p "$tmp/pstore" "$tmp/sys/module/pstored_crashtest/notes" "$tmp/sys/kernel" "$tmp/served"
+objcopy -O binary --only-section=.note.gnu.build-id "$ko" \
+	"$tmp/sys/module/pstored_crashtest/notes/.note.gnu.build-id"
+{ echo "Oops#1 Part1"; oops "$(uname -r)" "$spin_size"; } >"$tmp/pstore/dmesg-erst-7581047046029410305"
+"$PSTORED" archive --no-journal --config=/dev/null --pstore-dir="$tmp/pstore" \
+	--store-dir="$tmp/store" --sys-dir="$tmp/sys"
+id=$(basename "$(find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*')")
+check "archived with the module's build id" eq \
+	"$(jq -r .build_ids.modules.pstored_crashtest "$tmp/store/$id/crash.json")" "$module_id"
+# The crash's build id is not the file's: another build, refused.
+cp -a "$tmp/store" "$tmp/other-store"
+jq '.build_ids.modules.pstored_crashtest = "0123456789abcdef0123456789abcdef01234567"' \
+	"$tmp/store/$id/crash.json" >"$tmp/other-store/$id/crash.json"
+check "a module of another build id is refused" eq "$("$PSTORECTL" --store-dir="$tmp/other-store" \
+	--json=short show --debug-dir="$tmp/mod" "$id" | jq -r '.analysis.frames[0].unresolved')" \
+	"$ko is another build (build id $module_id, the crashed pstored_crashtest's is 0123456789abcdef0123456789abcdef01234567)"
+cp "$ko" "$tmp/served/"
+# In the namespace: debuginfod on the served directory, and pstorectl show through it.
+unshare -n bash -c '
+	set -eu
+	ip link set lo up
+	debuginfod -F "$1/served" -p 8002 -d "$1/debuginfod.sqlite" >"$1/debuginfod.log" 2>&1 &
+	trap "kill $! 2>/dev/null; wait" EXIT
+	for ((i = 0; i < 600; i++)); do
+		curl -sf -o /dev/null "http://127.0.0.1:8002/buildid/$2/debuginfo" && break
+		sleep 0.1
+	done
+	export DEBUGINFOD_URLS=http://127.0.0.1:8002
+	DEBUGINFOD_CACHE_PATH="$1/cache" "$3" --store-dir="$1/store" --json=short show "$4" \
+		>"$1/show.json"
+	# on a terminal, with a cold cache: the download says so
+	DEBUGINFOD_CACHE_PATH="$1/cache2" script -qec \
+		"$3 --store-dir=$1/store --no-pager show $4" /dev/null >"$1/show.tty"
+' - "$tmp" "$module_id" "$PSTORECTL" "$id"
+check "show through debuginfod: the lines of eu-addr2line, by build id" \
+	diff -u <(sed "s|$tmp/mod/||" "$tmp/expected") <(frames "$tmp/show.json")
+check "show on a terminal: the download's progress" \
+	grep -q "Fetching the debug file of pstored_crashtest from debuginfod: [0-9]" \
+	"$tmp/show.tty"
+check "show on a terminal: the frame with its line" grep -q \
+	"crashtest_spin+$spin_off/$spin_size \[pstored_crashtest\] (.*pstored_crashtest.c:[0-9]*)" \
+	"$tmp/show.tty"
+check "debuginfod served the module by its build id" \
+	grep -q "GET /buildid/$module_id/debuginfo 200" "$tmp/debuginfod.log"
+
+checks_done
