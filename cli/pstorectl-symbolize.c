@@ -14,6 +14,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "macro.h"
@@ -30,6 +31,21 @@ static const OptionSpec options[] = {
 	{},
 };
 
+/* A cold lookup can download hundreds of megabytes: on a terminal, one line that says so. */
+static void show_progress(const char *what, long done, long total, void *userdata)
+{
+	bool *shown = userdata;
+
+	*shown = true;
+	if (total > 0)
+		fprintf(stderr,
+			"\r\033[KFetching the debug file of %s from debuginfod: %ld/%ld KiB", what,
+			done / 1024, total / 1024);
+	else
+		fprintf(stderr, "\r\033[KFetching the debug file of %s from debuginfod: %ld KiB",
+			what, done / 1024);
+}
+
 int main(int argc, char *argv[])
 {
 	const OptionSpec *const tables[] = {options, NULL};
@@ -40,6 +56,7 @@ int main(int argc, char *argv[])
 	json_auto_t *request = NULL, *result = NULL;
 	json_error_t err;
 	size_t n_dirs = 0;
+	bool progress_shown = false;
 	int c, r;
 
 	log_parse_environment();
@@ -72,8 +89,12 @@ int main(int argc, char *argv[])
 		       EXIT_FAILURE;
 	r = symbolizer_new(json_string_value(json_object_get(request, "release")),
 			   json_object_get(request, "build_ids"), dirs, &s);
+	if (r >= 0 && isatty(STDERR_FILENO))
+		symbolizer_set_progress(s, show_progress, &progress_shown);
 	if (r >= 0)
 		r = symbolizer_frames(s, json_object_get(request, "frames"), &result);
+	if (progress_shown)
+		fputs("\r\033[K", stderr);
 	if (r < 0)
 		return log_error_errno(r, "Failed to symbolize: %m"), EXIT_FAILURE;
 	if (json_dumpf(result, stdout, JSON_COMPACT) < 0 || fflush(stdout) != 0)

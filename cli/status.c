@@ -290,10 +290,111 @@ static int erst_status(json_t **ret)
 	return 0;
 }
 
+/* Whether path below the sysfs directory exists. */
+static bool sysfs_exists(const char *path)
+{
+	_cleanup_free_ char *p = NULL;
+
+	if (asprintf(&p, "%s/%s", arg_sysfs_dir, path) < 0)
+		return false;
+	return access(p, F_OK) >= 0;
+}
+
+/* A file below the sysfs directory: its first line, or NULL. */
+static char *sysfs_line(const char *path)
+{
+	_cleanup_free_ char *p = NULL;
+
+	if (asprintf(&p, "%s/%s", arg_sysfs_dir, path) < 0)
+		return NULL;
+	return read_kernel_line(AT_FDCWD, p);
+}
+
+/*
+ * The backends this machine has but the kernel did not register, each
+ * {"backend", "reason", "arm"}: the command or kernel parameter that would
+ * make it the backend. pstore takes one backend, the first that registers:
+ * a second one stays unused until the kernel is told which to take
+ * (pstore.backend=). ramoops and pstore/blk need memory or a device set
+ * aside, which sysfs cannot tell: they are never listed.
+ */
+static int add_available(json_t *v, const char *backend, const char *reason, const char *arm)
+{
+	json_t *a = json_pack("{s:s, s:s, s:s}", "backend", backend, "reason", reason, "arm", arm);
+
+	return json_array_append_new(v, a) < 0 ? -ENOMEM : 0;
+}
+
+static int pstore_available(const char *backend, json_t **ret)
+{
+	bool efi = backend && streq(backend, "efi"), erst = backend && streq(backend, "erst");
+	json_auto_t *v = json_array();
+	int r = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (sysfs_exists("firmware/efi") && !efi) {
+		_cleanup_free_ char *disabled =
+			sysfs_line("module/efi_pstore/parameters/pstore_disable");
+
+		if (!sysfs_exists("module/efi_pstore"))
+			r = add_available(v, "efi", "EFI system, efi_pstore not loaded",
+					  "modprobe efi_pstore");
+		else if (disabled && streq(disabled, "Y"))
+			r = add_available(v, "efi", "efi_pstore loaded with pstore_disable=Y",
+					  "efi_pstore.pstore_disable=0 on the kernel command line");
+		else
+			r = add_available(v, "efi", "another backend registered first",
+					  "pstore.backend=efi on the kernel command line");
+	}
+	if (r >= 0 && sysfs_exists("firmware/acpi/tables/ERST") && !erst) {
+		if (backend)
+			r = add_available(v, "erst", "another backend registered first",
+					  "pstore.backend=erst on the kernel command line");
+		else
+			r = add_available(v, "erst", "ERST table present, its driver off or failed",
+					  "modprobe pstore_erst, where erst_disable is set");
+	}
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(v);
+	return 0;
+}
+
+/*
+ * kdump, from the kexec files of sysfs: {"reserved": BYTES, "armed": BOOL,
+ * "arm": COMMAND or null}, or null for a kernel without kexec. Armed means
+ * a capture kernel is loaded (kexec_crash_loaded) into the memory reserved
+ * with crashkernel= (kexec_crash_size): a panic boots it, and it can save
+ * the dump.
+ */
+static int kdump_status(json_t **ret)
+{
+	_cleanup_free_ char *size = sysfs_line("kernel/kexec_crash_size"),
+			    *loaded = sysfs_line("kernel/kexec_crash_loaded");
+	uint64_t reserved = 0;
+	const char *arm = NULL;
+	bool armed;
+
+	if (!size || parse_uint64(size, &reserved) < 0 || reserved > INT64_MAX) {
+		*ret = json_null();
+		return 0;
+	}
+	armed = loaded && streq(loaded, "1");
+	if (reserved == 0)
+		arm = "crashkernel=256M on the kernel command line, then kdump-tools or kexec -p";
+	else if (!armed)
+		arm = "systemctl start kdump-tools, or kexec -p";
+	*ret = json_pack("{s:I, s:b, s:s?}", "reserved", (json_int_t)reserved, "armed", armed,
+			 "arm", arm);
+	return *ret ? 0 : -ENOMEM;
+}
+
 static int pstore_status(json_t **ret)
 {
 	_cleanup_free_ char *fstype = mounted_fstype(arg_pstore_dir);
 	json_auto_t *v = NULL, *params = json_object(), *records = json_object(), *erst = NULL;
+	json_auto_t *available = NULL;
 	const char *backend;
 	int r;
 
@@ -316,12 +417,15 @@ static int pstore_status(json_t **ret)
 	r = erst_status(&erst);
 	if (r < 0)
 		return r;
+	r = pstore_available(backend, &available);
+	if (r < 0)
+		return r;
 
-	v = json_pack("{s:s, s:b, s:o, s:o, s:O, s:O, s:O}", "path", arg_pstore_dir, "mounted",
+	v = json_pack("{s:s, s:b, s:o, s:o, s:O, s:O, s:O, s:O}", "path", arg_pstore_dir, "mounted",
 		      fstype && streq(fstype, "pstore"), "fstype",
 		      fstype ? json_string(fstype) : json_null(), "backend",
-		      backend ? json_string(backend) : json_null(), "parameters", params, "records",
-		      records, "erst", erst);
+		      backend ? json_string(backend) : json_null(), "available", available,
+		      "parameters", params, "records", records, "erst", erst);
 	if (!v)
 		return -ENOMEM;
 	*ret = TAKE_PTR(v);
@@ -520,6 +624,7 @@ static void print_pstore(json_t *p)
 	char bbuf[FORMAT_BYTES_MAX];
 	json_int_t count = json_integer_value(json_object_get(records, "count"));
 	bool first = true;
+	size_t i;
 
 	if (json_is_true(json_object_get(p, "mounted")))
 		line("Pstore", "%s (mounted)", arg_pstore_dir);
@@ -535,6 +640,11 @@ static void print_pstore(json_t *p)
 			? "none registered (no pstore backend: see "
 			  "pstore.backend= and erst_disable in pstorectl(1))"
 			: "unknown (the kernel has no pstore module parameters)");
+
+	json_array_foreach(json_object_get(p, "available"), i, v)
+		printf("%13s%c %s, not registered: %s (%s)\n", i == 0 ? "Available" : "",
+		       i == 0 ? ':' : ' ', crash_string(v, "backend"), crash_string(v, "reason"),
+		       crash_string(v, "arm"));
 
 	printf("%13s: ", "Parameters");
 	json_object_foreach(params, k, v) {
@@ -565,6 +675,28 @@ static void print_pstore(json_t *p)
 		log_warning("Warning: %" JSON_INTEGER_FORMAT " record%s in %s hold firmware space "
 			    "until 'pstored archive' (pstored.service) archives and erases them.",
 			    count, count == 1 ? "" : "s", arg_pstore_dir);
+}
+
+static void print_kdump(json_t *k, bool backend)
+{
+	char bbuf[FORMAT_BYTES_MAX];
+	json_int_t reserved = json_integer_value(json_object_get(k, "reserved"));
+
+	if (!json_is_object(k))
+		line("Kdump", "unknown (the kernel has no kexec: no %s/kernel/kexec_crash_size)",
+		     arg_sysfs_dir);
+	else if (json_is_true(json_object_get(k, "armed")))
+		line("Kdump", "armed (capture kernel loaded, %s reserved)",
+		     format_bytes(bbuf, reserved));
+	else if (reserved > 0)
+		line("Kdump", "not armed: %s reserved, no capture kernel loaded (%s)",
+		     format_bytes(bbuf, reserved), crash_string(k, "arm"));
+	else
+		line("Kdump", "not armed: no memory reserved (%s)", crash_string(k, "arm"));
+	if (!backend && !json_is_true(json_object_get(k, "armed")))
+		log_warning(
+			"Warning: A crash of this kernel will not be kept: no pstore backend is "
+			"registered and kdump is not armed (see Available and Kdump).");
 }
 
 static void print_upload(json_t *u)
@@ -659,12 +791,15 @@ static void print_store(json_t *st)
 int verb_status(int argc, char *argv[])
 {
 	_cleanup_(pstored_config_freep) PstoredConfig *config = NULL;
-	json_auto_t *pstore = NULL, *store = NULL, *config_json = NULL, *v = NULL;
+	json_auto_t *pstore = NULL, *kdump = NULL, *store = NULL, *config_json = NULL, *v = NULL;
 	int r;
 
 	r = pstore_status(&pstore);
 	if (r < 0)
 		return log_error_errno(r, "Failed to read the pstore status: %m");
+	r = kdump_status(&kdump);
+	if (r < 0)
+		return log_oom();
 	r = config_status(&config, &config_json);
 	if (r < 0)
 		return log_oom();
@@ -673,8 +808,8 @@ int verb_status(int argc, char *argv[])
 		return log_store_error(r, arg_store_dir);
 
 	if (arg_json != JSON_OFF) {
-		v = json_pack("{s:O, s:O, s:O}", "pstore", pstore, "store", store, "config",
-			      config_json);
+		v = json_pack("{s:O, s:O, s:O, s:O}", "pstore", pstore, "kdump", kdump, "store",
+			      store, "config", config_json);
 		if (!v)
 			return log_oom();
 		return print_json(v);
@@ -682,6 +817,7 @@ int verb_status(int argc, char *argv[])
 
 	pager_open();
 	print_pstore(pstore);
+	print_kdump(kdump, json_is_string(json_object_get(pstore, "backend")));
 	print_store(store);
 	return 0;
 }

@@ -26,10 +26,8 @@ DEFINE_PRIVATE_STRING_TABLE_TO_STRING(crash_kind_description, PstoreCrashKind,
 
 static void log_archived(const PstoreCrash *c, const char *id)
 {
-	size_t n = 0;
+	size_t n = pstore_crash_n_records(c);
 
-	while (pstore_crash_record(c, n))
-		n++;
 	log_info("Archived %s %s (%zu record%s from %s).",
 		 crash_kind_description_to_string(c->kind), id, n, n == 1 ? "" : "s", c->key->name);
 }

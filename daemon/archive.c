@@ -306,7 +306,7 @@ static const char *failure_hint(int error, bool in_store)
 static bool run_budget_take(Archive *a, const PstoreCrash *c)
 {
 	const PstoreRecord *rec;
-	uint64_t records = 0, bytes = 0;
+	uint64_t records = 0, bytes = 0, newest = 0;
 
 	for (size_t i = 0; (rec = pstore_crash_record(c, i)); i++) {
 		/* Such a crash fails at once, having read nothing: see crash_check_records(). */
@@ -314,9 +314,15 @@ static bool run_budget_take(Archive *a, const PstoreCrash *c)
 			return true;
 		records++;
 		bytes += rec->size;
+		newest = MAX(newest, rec->time);
 	}
 	if (a->run_records > 0 && (a->run_records + records > a->config->max_records_per_run ||
 				   a->run_bytes + bytes > a->config->max_bytes_per_run))
+		return false;
+	/* A scan that left the newest records out (see archive_scan()) may have left out parts of
+	 * a crash stored near them: such a crash waits for a run that sees it whole. */
+	if (a->run_records > 0 && a->scan->cut_time != UINT64_MAX &&
+	    newest + PSTORE_DUMP_WINDOW_USEC >= a->scan->cut_time)
 		return false;
 	a->run_records += records;
 	a->run_bytes += bytes;
@@ -366,8 +372,17 @@ static int archive_scan(Archive *a)
 	const PstoredConfig *config = a->config;
 	int r;
 
+	/*
+	 * The records a run can take, and the parts of a dump that straddles its budget: the
+	 * oldest of them are kept, however many entries pstore holds (pstored(8), Bounds).
+	 */
+	uint64_t max_records = config->max_records_per_run > UINT64_MAX - config->max_parts
+				       ? UINT64_MAX
+				       : config->max_records_per_run + config->max_parts;
+
 	(void)sd_notifyf(false, "STATUS=Reading %s", a->pstore_dir);
-	r = pstore_scan(a->pstore_fd, config->max_record_size, probe_record, NULL, &a->scan);
+	r = pstore_scan(a->pstore_fd, config->max_record_size,
+			(size_t)MIN(max_records, (uint64_t)SIZE_MAX), probe_record, NULL, &a->scan);
 	if (r < 0)
 		return log_error_errno_save(r, &a->error, "%s: cannot list records: %m",
 					    a->pstore_dir);
@@ -378,6 +393,9 @@ static int archive_scan(Archive *a)
 	for (size_t i = 0; i < a->scan->n_skipped; i++)
 		log_warning("%s/%s: %s, not a pstore record; skipped", a->pstore_dir,
 			    a->scan->skipped[i].name, a->scan->skipped[i].reason);
+	if (a->scan->n_skipped_seen > a->scan->n_skipped)
+		log_warning("%s: %zu more entries that are not pstore records skipped",
+			    a->pstore_dir, a->scan->n_skipped_seen - a->scan->n_skipped);
 	return 0;
 }
 
@@ -486,7 +504,16 @@ static void archive_crashes(Archive *a)
 	 * listing it does; the metrics count the listing. */
 	if (a->store)
 		(void)store_list(a->store, &a->summaries);
-	if (n < a->scan->n_crashes)
+	if (a->scan->n_records < a->scan->n_records_seen) {
+		size_t left = a->scan->n_records_seen;
+
+		for (size_t i = 0; i < n; i++)
+			left -= pstore_crash_n_records(&a->scan->crashes[i]);
+		log_warning("%zu of %zu records left in %s for the next run: this run reached "
+			    "its budget, MaxRecordsPerRun= or MaxBytesPerRun= (raise them in "
+			    "pstored.conf to archive more at once)",
+			    left, a->scan->n_records_seen, a->pstore_dir);
+	} else if (n < a->scan->n_crashes)
 		log_warning("%zu of %zu crashes left in %s for the next run: this run reached "
 			    "its budget, MaxRecordsPerRun= or MaxBytesPerRun= (raise them in "
 			    "pstored.conf to archive more at once)",

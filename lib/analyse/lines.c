@@ -353,6 +353,13 @@ static size_t skip_taint_columns(const Line *l, size_t i)
 	return i;
 }
 
+static bool line_ends_with(const Line *l, const char *s)
+{
+	size_t n = strlen(s);
+
+	return l->len >= n && memcmp(l->s + l->len - n, s, n) == 0;
+}
+
 /*
  * A task line cut in two: before its taint ("CPU: 0 PID: 1 Comm: sh" and "Not tainted 6.1.0 #1"),
  * in its taint columns ("... Tainted: G " and "       O      5.4.51 #1"), or before its version
@@ -366,6 +373,10 @@ static bool is_wrapped_task_line(const Line *first, const Line *second)
 	if (!has_prefix(first, "CPU: ") || !line_find(first, " PID:") ||
 	    has_prefix(second, "CPU: "))
 		return false;
+	/* cut inside the version: "... Not tainted 5.14.0-rc2-" and "00001-g8cae8cd89f05 #134" */
+	if ((line_find(first, "tainted ") || line_find(first, "Tainted: ")) &&
+	    !line_find(first, " #") && line_ends_with(first, "-") && line_find(second, " #"))
+		return true;
 	taint = line_find(first, " Tainted: ");
 	if (!taint) {
 		if (first->len > 12 && memcmp(first->s + first->len - 12, " Not tainted", 12) == 0)
@@ -455,8 +466,9 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 	if (qp && first->len > 0 && first->s[first->len - 1] == '=')
 		return WRAP_SOFT;
 	if (is_wrapped_task_line(first, second))
-		return first->len > 0 && is_digit(first->s[first->len - 1]) &&
-				       is_digit(second->s[0])
+		return (first->len > 0 && is_digit(first->s[first->len - 1]) &&
+			is_digit(second->s[0])) ||
+				       line_ends_with(first, "-")
 			       ? WRAP_GLUE
 			       : WRAP_BLANK;
 	if (has_prefix(first, "Oops: ") && !memmem(first->s, first->len, "[#", 2) &&
@@ -464,6 +476,11 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 		return WRAP_BLANK;
 	if (is_cut_frame(first) && (is_hex(second->s[0]) || second->s[0] == '/'))
 		return WRAP_GLUE;
+	/* "BUG: KASAN: invalid-access in" and "bpf_patch_insn_data+0x25c/0x378"; "... by" and
+	 * "task netbpfload/762" */
+	if ((has_prefix(first, "BUG: ") && line_ends_with(first, " in")) ||
+	    (line_ends_with(first, " by") && has_prefix(second, "task ")))
+		return WRAP_BLANK;
 	if (line_is(first, "RIP:") ||
 	    (has_prefix(first, "RIP: ") && first->len == 10 && first->s[first->len - 1] == ':'))
 		return parse_symbol(second, &(Symbol){}) ? WRAP_GLUE : WRAP_NONE;

@@ -236,6 +236,12 @@ static size_t choose_cause(const LogScan *scan, const Line *lines, size_t n, Eve
 	}
 	if (*ret_kind != EVENT_OOPS && *ret_kind != EVENT_BUG)
 		return start;
+	/* "BUG: unsupported FP instruction in kernel mode", then die()'s "Internal error: Oops -
+	 * undefined instruction: 0 [#1]" in the same report: die() says what it was */
+	if (*ret_kind == EVENT_BUG && has_prefix(&lines[start], "BUG: ") &&
+	    first[EVENT_OOPS] > start && first[EVENT_OOPS] < report_end(lines, n, start) &&
+	    !line_find(&lines[first[EVENT_OOPS]], "Oops - BUG"))
+		*ret_kind = EVENT_OOPS;
 	if (report_caused(lines, n, first[EVENT_WARNING], start)) {
 		*ret_kind = EVENT_WARNING;
 		start = first[EVENT_WARNING];

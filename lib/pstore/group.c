@@ -87,6 +87,11 @@ PstoreRecord *pstore_crash_record(const PstoreCrash *c, size_t i)
 	return i < c->n_logs ? c->logs[i] : NULL;
 }
 
+size_t pstore_crash_n_records(const PstoreCrash *c)
+{
+	return c->n_records + c->n_other_dump + c->n_logs;
+}
+
 /* When the crash's last record was stored; its logs do not count. */
 static uint64_t crash_time(const PstoreCrash *c)
 {

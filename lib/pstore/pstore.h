@@ -137,12 +137,22 @@ typedef struct PstoreCrash {
 
 /* The records of a crash one by one: main records, other dump, logs; NULL past the last. */
 PstoreRecord *pstore_crash_record(const PstoreCrash *c, size_t i);
+/* How many records the crash has: main records, other dump and logs. */
+size_t pstore_crash_n_records(const PstoreCrash *c);
+
+/* The skipped entries a scan names; it counts the others. */
+#define PSTORE_SKIPPED_MAX 16
 
 typedef struct PstoreScan {
 	PstoreRecord *records;
 	size_t n_records;
-	PstoreSkipped *skipped;
+	/* Records in the directory: more than n_records when the scan kept only the oldest. */
+	size_t n_records_seen;
+	/* The time of the oldest record left out; UINT64_MAX when none was. */
+	uint64_t cut_time;
+	PstoreSkipped skipped[PSTORE_SKIPPED_MAX];
 	size_t n_skipped;
+	size_t n_skipped_seen; /* skipped entries in all, the first n_skipped named above */
 	PstoreCrash *crashes;
 	size_t n_crashes;
 } PstoreScan;
@@ -176,9 +186,13 @@ typedef void (*PstoreProbe)(PstoreRecord *r, const char *buf, size_t len, int er
 			    void *userdata);
 
 /*
- * Lists the directory: records sorted by name; in skipped, entries that are
- * not regular files, have more than one link, or whose name is not valid
- * UTF-8. Reads the header of every dmesg record: only its first
+ * Lists the directory: records sorted by name, the oldest max_records of
+ * them (by time, then name; at least 1); in skipped, the first
+ * PSTORE_SKIPPED_MAX entries that are not regular files, have more than one
+ * link, or whose name is not valid UTF-8, and how many there are in all. The
+ * entries stream by one at a time: memory grows with max_records, not with
+ * the entries, of which nothing but a count is kept beyond that; each entry
+ * costs one fstatat(2). Reads the header of every dmesg record kept: only its first
  * PSTORE_HEADER_MAX bytes unless it is compressed. Reads the other records
  * that are not logs whole (one record in memory at a time, at most max_record
  * bytes) and hands them, and the compressed dmesg records, to probe: of a
@@ -187,7 +201,8 @@ typedef void (*PstoreProbe)(PstoreRecord *r, const char *buf, size_t len, int er
  * has no header, and its bytes are still the record's. A log larger than
  * max_record gets error -EFBIG. No crashes yet: see pstore_group().
  */
-int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata, PstoreScan **ret);
+int pstore_scan(int dir_fd, size_t max_record, size_t max_records, PstoreProbe probe,
+		void *userdata, PstoreScan **ret);
 /* 1 if the directory has an entry but . and .., 0 if not: without listing it. */
 int pstore_dir_has_entries(int dir_fd);
 PstoreScan *pstore_scan_free(PstoreScan *s);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fs-util.h"
+#include "macro.h"
 #include "pstore.h"
 #include "utf8-util.h"
 
@@ -30,7 +31,6 @@ PstoreScan *pstore_scan_free(PstoreScan *s)
 	free(s->records);
 	for (size_t i = 0; i < s->n_skipped; i++)
 		free(s->skipped[i].name);
-	free(s->skipped);
 	for (size_t i = 0; i < s->n_crashes; i++)
 		pstore_crash_done(&s->crashes[i]);
 	free(s->crashes);
@@ -43,10 +43,90 @@ static int compare_records_by_name(const void *a, const void *b)
 	return strcmp(((const PstoreRecord *)a)->name, ((const PstoreRecord *)b)->name);
 }
 
-static int add_entry(PstoreScan *s, const char *name, const struct stat *st)
+/* Which of two records is older: by time, then by name, for a total order. */
+static int compare_records_by_age(const PstoreRecord *a, const PstoreRecord *b)
+{
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/*
+ * The records kept while the directory streams by are a max-heap by age: the
+ * newest kept at s->records[0], where an older record takes its place once
+ * max_records are kept.
+ */
+static void heap_sift_down(PstoreRecord *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, newest = i;
+		PstoreRecord t;
+
+		if (l < n && compare_records_by_age(&h[l], &h[newest]) > 0)
+			newest = l;
+		if (r < n && compare_records_by_age(&h[r], &h[newest]) > 0)
+			newest = r;
+		if (newest == i)
+			return;
+		t = h[i];
+		h[i] = h[newest];
+		h[newest] = t;
+		i = newest;
+	}
+}
+
+static void heap_sift_up(PstoreRecord *h, size_t i)
+{
+	while (i > 0 && compare_records_by_age(&h[i], &h[(i - 1) / 2]) > 0) {
+		PstoreRecord t = h[i];
+
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+/* A record left out of the scan: the time of the oldest such is where the scan was cut. */
+static void record_left_out(PstoreScan *s, const PstoreRecord *r)
+{
+	s->cut_time = MIN(s->cut_time, r->time);
+}
+
+/* Keeps r (taking its name) among the oldest max_records records, or leaves it out. */
+static int keep_record(PstoreScan *s, PstoreRecord *r, size_t max_records, size_t *allocated)
+{
+	s->n_records_seen++;
+	if (s->n_records < max_records) {
+		if (s->n_records == *allocated) {
+			size_t want = MIN(MAX(*allocated * 2, (size_t)64), max_records);
+			PstoreRecord *p = reallocarray(s->records, want, sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			s->records = p;
+			*allocated = want;
+		}
+		s->records[s->n_records] = *r;
+		heap_sift_up(s->records, s->n_records++);
+		return 0;
+	}
+	if (compare_records_by_age(r, &s->records[0]) > 0) {
+		record_left_out(s, r);
+		free(r->name);
+		return 0;
+	}
+	record_left_out(s, &s->records[0]);
+	free(s->records[0].name);
+	s->records[0] = *r;
+	heap_sift_down(s->records, s->n_records, 0);
+	return 0;
+}
+
+static int add_entry(PstoreScan *s, const char *name, const struct stat *st, size_t max_records,
+		     size_t *allocated)
 {
 	const char *skip_reason = NULL;
-	char *copy;
+	PstoreRecord r;
 
 	if (S_ISLNK(st->st_mode))
 		skip_reason = "symbolic link";
@@ -61,38 +141,28 @@ static int add_entry(PstoreScan *s, const char *name, const struct stat *st)
 		/* The kernel names records in ASCII; crash.json could not hold this name. */
 		skip_reason = "name not valid UTF-8";
 
-	copy = strdup(name);
-	if (!copy)
-		return -ENOMEM;
-
 	if (skip_reason) {
-		PstoreSkipped *p = reallocarray(s->skipped, s->n_skipped + 1, sizeof(*p));
+		char *copy;
 
-		if (!p) {
-			free(copy);
+		if (s->n_skipped_seen++ >= PSTORE_SKIPPED_MAX)
+			return 0;
+		copy = strdup(name);
+		if (!copy)
 			return -ENOMEM;
-		}
-		s->skipped = p;
 		s->skipped[s->n_skipped++] = (PstoreSkipped){.name = copy, .reason = skip_reason};
-	} else {
-		PstoreRecord *p = reallocarray(s->records, s->n_records + 1, sizeof(*p));
-		PstoreRecord *r;
-
-		if (!p) {
-			free(copy);
-			return -ENOMEM;
-		}
-		s->records = p;
-		r = &s->records[s->n_records++];
-		*r = (PstoreRecord){
-			.name = copy,
-			.size = (uint64_t)st->st_size,
-			.time = (uint64_t)st->st_mtim.tv_sec * 1000000ULL +
-				(uint64_t)st->st_mtim.tv_nsec / 1000ULL,
-		};
-		r->name_parsed = pstore_name_parse(name, &r->n) >= 0;
+		return 0;
 	}
-	return 0;
+
+	r = (PstoreRecord){
+		.name = strdup(name),
+		.size = (uint64_t)st->st_size,
+		.time = (uint64_t)st->st_mtim.tv_sec * 1000000ULL +
+			(uint64_t)st->st_mtim.tv_nsec / 1000ULL,
+	};
+	if (!r.name)
+		return -ENOMEM;
+	r.name_parsed = pstore_name_parse(name, &r.n) >= 0;
+	return keep_record(s, &r, max_records, allocated);
 }
 
 /* Reads the header of an uncompressed dmesg record: the first bytes are enough. */
@@ -157,21 +227,27 @@ static void read_record(int dir_fd, PstoreRecord *r, size_t max_record, PstorePr
 		probe(r, data, data_len, 0, userdata);
 }
 
-int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata, PstoreScan **ret)
+int pstore_scan(int dir_fd, size_t max_record, size_t max_records, PstoreProbe probe,
+		void *userdata, PstoreScan **ret)
 {
 	_cleanup_(pstore_scan_freep) PstoreScan *s = NULL;
+	size_t allocated = 0;
 	struct dirent *de;
 	DIR *d;
 	int r = 0;
 
+	if (max_records == 0)
+		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->cut_time = UINT64_MAX;
 
 	r = opendir_at(dir_fd, ".", 0, &d);
 	if (r < 0)
 		return r;
 
+	/* One entry at a time, as readdir(3) hands them out: nothing of the ones left out stays. */
 	FOREACH_DIRENT(de, d, r = -errno) {
 		struct stat st;
 
@@ -181,7 +257,7 @@ int pstore_scan(int dir_fd, size_t max_record, PstoreProbe probe, void *userdata
 			r = -errno;
 			break;
 		}
-		r = add_entry(s, de->d_name, &st);
+		r = add_entry(s, de->d_name, &st, max_records, &allocated);
 		if (r < 0)
 			break;
 	}

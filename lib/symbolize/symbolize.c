@@ -55,6 +55,9 @@ struct Symbolizer {
 	json_t *build_ids;
 	char **debug_dirs;
 	debuginfod_client *debuginfod;
+	SymbolizerProgress progress;
+	void *progress_userdata;
+	const char *fetching; /* what debuginfod downloads, for progress */
 	DebugFile *files;
 	size_t n_files;
 };
@@ -115,6 +118,20 @@ Symbolizer *symbolizer_free(Symbolizer *s)
 		debuginfod_end(s->debuginfod);
 	free(s);
 	return NULL;
+}
+
+void symbolizer_set_progress(Symbolizer *s, SymbolizerProgress fn, void *userdata)
+{
+	s->progress = fn;
+	s->progress_userdata = userdata;
+}
+
+static int debuginfod_progress(debuginfod_client *c, long done, long total)
+{
+	Symbolizer *s = debuginfod_get_user_data(c);
+
+	s->progress(s->fetching, done, total, s->progress_userdata);
+	return 0; /* go on */
 }
 
 _printf_(2, 3) static int set_error(char **error, const char *fmt, ...)
@@ -236,8 +253,8 @@ static int hex_to_bytes(const char *hex, unsigned char *bytes, size_t max)
 	return (int)n;
 }
 
-/* The debug file by build id from debuginfod: its fd and path, or a negative errno. */
-static int find_by_build_id(Symbolizer *s, const char *hex, char **ret_path)
+/* The debug file of what by build id from debuginfod: its fd and path, or a negative errno. */
+static int find_by_build_id(Symbolizer *s, const char *what, const char *hex, char **ret_path)
 {
 	unsigned char id[ELF_BUILD_ID_MAX];
 	int n = hex_to_bytes(hex, id, sizeof(id));
@@ -248,7 +265,11 @@ static int find_by_build_id(Symbolizer *s, const char *hex, char **ret_path)
 		s->debuginfod = debuginfod_begin();
 		if (!s->debuginfod)
 			return -ENOMEM;
+		debuginfod_set_user_data(s->debuginfod, s);
+		if (s->progress)
+			debuginfod_set_progressfn(s->debuginfod, debuginfod_progress);
 	}
+	s->fetching = what;
 	return debuginfod_find_debuginfo(s->debuginfod, id, n, ret_path);
 }
 
@@ -313,7 +334,7 @@ static int open_debug_file(Symbolizer *s, DebugFile *f)
 	int fd = -1, n;
 
 	if (want) {
-		fd = find_by_build_id(s, want, &f->path);
+		fd = find_by_build_id(s, what, want, &f->path);
 		if (fd < 0)
 			free(TAKE_PTR(f->path));
 	}
@@ -555,6 +576,9 @@ static int resolve_frame(Symbolizer *s, json_t *frames, size_t index, json_t **r
 		return (*ret = unresolved("the log names no function")) ? 0 : -ENOMEM;
 	if (!fr.have_offset)
 		return (*ret = unresolved("the log gives no offset")) ? 0 : -ENOMEM;
+	/* past the end: another function's lines (a return address may be at the very end) */
+	if (fr.offset > fr.size)
+		return (*ret = unresolved("the offset is past the function's end")) ? 0 : -ENOMEM;
 	if (fr.module && !kernel_module_name_is_valid(fr.module))
 		return (*ret = unresolved("not a module name")) ? 0 : -ENOMEM;
 	f = debug_file(s, fr.module, &r);

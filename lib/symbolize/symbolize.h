@@ -31,6 +31,11 @@ typedef struct Symbolizer Symbolizer;
 int symbolizer_new(const char *release, json_t *build_ids, char *const *debug_dirs,
 		   Symbolizer **ret);
 Symbolizer *symbolizer_free(Symbolizer *s);
+
+/* Called while debuginfod downloads the debug file of what ("vmlinux", a module): done of total
+ * bytes, total 0 when not known yet. For a program to show progress; the library prints none. */
+typedef void (*SymbolizerProgress)(const char *what, long done, long total, void *userdata);
+void symbolizer_set_progress(Symbolizer *s, SymbolizerProgress fn, void *userdata);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Symbolizer *, symbolizer_free);
 
 /*

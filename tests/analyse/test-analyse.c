@@ -9,9 +9,8 @@
  * be equal, and differ from those of every other case.
  *
  * tests/analyse/real-world/dev holds logs that machines wrote, each checked
- * field by field; the labelled signature pairs of dev/PAIRS and sealed/PAIRS
- * are checked too, those of sealed/ by their count only (see
- * test-analyse-sealed.c).
+ * field by field, and the labelled signature pairs of dev/PAIRS; the sealed
+ * part is measured by test-analyse-sealed.c, out of make check.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -164,18 +163,6 @@ Test(analyse, real_world_pairs)
 
 	cr_assert_gt(s.pairs_total[1], 0);
 	cr_assert_gt(s.pairs_total[0], 0);
-}
-
-/* The same for real-world/sealed/PAIRS, by count only: the sealed part is not looked at. */
-Test(analyse, sealed_pairs)
-{
-	CorpusScore s = score_part("real-world/sealed", NULL);
-
-	cr_assert_eq(s.pairs_right[1], s.pairs_total[1], "sealed: %u of %u same-bug pairs right",
-		     s.pairs_right[1], s.pairs_total[1]);
-	cr_assert_eq(s.pairs_right[0], s.pairs_total[0],
-		     "sealed: %u of %u different-bug pairs right", s.pairs_right[0],
-		     s.pairs_total[0]);
 }
 
 Test(analyse, signatures)

@@ -1237,6 +1237,100 @@ Test(pstorectl, status_erst_module)
 	}
 }
 
+/*
+ * The backends the machine has but the kernel did not register, with what
+ * would register each, and kdump: what a new user reads first, to know
+ * whether a crash will be kept at all.
+ */
+Test(pstorectl, status_available_backends_and_kdump)
+{
+	_cleanup_free_ char *sys = make_dir("sys"), *kernel = make_dir("sys/kernel");
+	_cleanup_free_ char *params = make_dir("sys/module/pstore/parameters");
+	_cleanup_free_ char *efi = make_dir("sys/firmware/efi"), *sdir = NULL, *rm = NULL;
+	_cleanup_free_ char *efi_pstore = NULL;
+	json_auto_t *v = NULL;
+	json_t *a, *k;
+	Run r;
+
+	cr_assert(asprintf(&sdir, "--sysfs-dir=%s", sys) > 0);
+	write_text(params, "backend", "(null)\n");
+	write_text(kernel, "kexec_crash_size", "0\n");
+	write_text(kernel, "kexec_crash_loaded", "0\n");
+
+	/* An EFI system without efi_pstore, nothing reserved for kdump: no crash is kept. */
+	v = RUN_JSON("status", "--pstore-dir=/nonexistent", sdir, "--json");
+	a = json_object_get(json_object_get(v, "pstore"), "available");
+	cr_assert_eq(json_array_size(a), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(a, 0), "backend")),
+			 "efi");
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(a, 0), "arm")),
+			 "modprobe efi_pstore");
+	k = json_object_get(v, "kdump");
+	cr_assert_eq(json_integer_value(json_object_get(k, "reserved")), 0);
+	cr_assert(json_is_false(json_object_get(k, "armed")));
+	r = RUN("status", "--pstore-dir=/nonexistent", sdir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "    Available: efi, not registered: EFI system, "
+					 "efi_pstore not loaded (modprobe efi_pstore)\n"),
+			   "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "        Kdump: not armed: no memory reserved "
+					 "(crashkernel=256M on the kernel command line, then "
+					 "kdump-tools or kexec -p)\n"),
+			   "%s", r.out);
+	cr_assert_not_null(strstr(r.err, "Warning: A crash of this kernel will not be kept: no "
+					 "pstore backend is registered and kdump is not armed"),
+			   "%s", r.err);
+
+	/* efi_pstore loaded but disabled, ERST whose driver is off; memory reserved. */
+	efi_pstore = make_dir("sys/module/efi_pstore/parameters");
+	write_text(efi_pstore, "pstore_disable", "Y\n");
+	free(make_dir("sys/firmware/acpi/tables"));
+	write_text(sys, "firmware/acpi/tables/ERST", "ERST");
+	write_text(kernel, "kexec_crash_size", "268435456\n");
+	r = RUN("status", "--pstore-dir=/nonexistent", sdir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "    Available: efi, not registered: efi_pstore loaded "
+					 "with pstore_disable=Y (efi_pstore.pstore_disable=0 on "
+					 "the kernel command line)\n"
+					 "               erst, not registered: ERST table present, "
+					 "its driver off or failed (modprobe pstore_erst, where "
+					 "erst_disable is set)\n"),
+			   "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "        Kdump: not armed: 256.0M reserved, no capture "
+					 "kernel loaded (systemctl start kdump-tools, or kexec "
+					 "-p)\n"),
+			   "%s", r.out);
+
+	/* efi registered, ERST left over; kdump armed: a crash is kept, no warning. */
+	write_text(params, "backend", "efi\n");
+	write_text(kernel, "kexec_crash_loaded", "1\n");
+	json_decref(v);
+	v = RUN_JSON("status", "--pstore-dir=/nonexistent", sdir, "--json");
+	a = json_object_get(json_object_get(v, "pstore"), "available");
+	cr_assert_eq(json_array_size(a), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(a, 0), "arm")),
+			 "pstore.backend=erst on the kernel command line");
+	k = json_object_get(v, "kdump");
+	cr_assert(json_is_true(json_object_get(k, "armed")));
+	cr_assert(json_is_null(json_object_get(k, "arm")));
+	r = RUN("status", "--pstore-dir=/nonexistent", sdir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "        Kdump: armed (capture kernel loaded, 256.0M "
+					 "reserved)\n"),
+			   "%s", r.out);
+	cr_assert_null(strstr(r.err, "will not be kept"), "%s", r.err);
+
+	/* A kernel without kexec. */
+	cr_assert(asprintf(&rm, "rm -r '%s'", kernel) > 0);
+	cr_assert_eq(system(rm), 0);
+	json_decref(v);
+	v = RUN_JSON("status", "--pstore-dir=/nonexistent", sdir, "--json");
+	cr_assert(json_is_null(json_object_get(v, "kdump")));
+	r = RUN("status", "--pstore-dir=/nonexistent", sdir);
+	cr_assert_not_null(strstr(r.out, "        Kdump: unknown (the kernel has no kexec"), "%s",
+			   r.out);
+}
+
 Test(pstorectl, status_without_store_or_pstore)
 {
 	json_auto_t *v = NULL;

@@ -110,6 +110,19 @@ check "a mismatching module is refused" eq \
 	"$(jq -r '[.analysis.frames[] | select(.module) | .unresolved] | unique[]' "$tmp/wrong.json")" \
 	"$ko does not match the crashed kernel: crashtest_spin is $spin_size bytes there, 0x999 in the log"
 
+# An offset past the function's end would be another function's line.
+sed "s|crashtest_init+$init_off/|crashtest_init+$(printf '0x%x' $((init_size + 1)))/|" \
+	"$tmp/oops.txt" >"$tmp/past.txt"
+check "an offset past the function's end is not resolved" eq "$("$PSTORECTL" decode --json=short \
+	--debug-dir="$tmp/mod" "$tmp/past.txt" | jq -r '.analysis.frames[1].unresolved')" \
+	"the offset is past the function's end"
+
+# A module name from the log that would name a path: never looked up.
+sed 's/\[pstored_crashtest\]/[..\/..\/mod]/' "$tmp/oops.txt" >"$tmp/path.txt"
+check "a module name that is a path is refused" eq "$("$PSTORECTL" decode --json=short \
+	--debug-dir="$tmp/mod" "$tmp/path.txt" | jq -r '[.analysis.frames[0,1].unresolved] | unique[]')" \
+	"not a module name"
+
 # At a collector: the crash archived with the module's build id, symbolized through debuginfod.
 if ! unshare -n true 2>/dev/null || ! command -v debuginfod >/dev/null; then
 	echo "SKIP: debuginfod part (no network namespace or no debuginfod)"
@@ -126,6 +139,13 @@ objcopy -O binary --only-section=.note.gnu.build-id "$ko" \
 id=$(basename "$(find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*')")
 check "archived with the module's build id" eq \
 	"$(jq -r .build_ids.modules.pstored_crashtest "$tmp/store/$id/crash.json")" "$module_id"
+# The crash's build id is not the file's: another build, refused.
+cp -a "$tmp/store" "$tmp/other-store"
+jq '.build_ids.modules.pstored_crashtest = "0123456789abcdef0123456789abcdef01234567"' \
+	"$tmp/store/$id/crash.json" >"$tmp/other-store/$id/crash.json"
+check "a module of another build id is refused" eq "$("$PSTORECTL" --store-dir="$tmp/other-store" \
+	--json=short show --debug-dir="$tmp/mod" "$id" | jq -r '.analysis.frames[0].unresolved')" \
+	"$ko is another build (build id $module_id, the crashed pstored_crashtest's is 0123456789abcdef0123456789abcdef01234567)"
 cp "$ko" "$tmp/served/"
 # In the namespace: debuginfod on the served directory, and pstorectl show through it.
 unshare -n bash -c '
@@ -137,11 +157,21 @@ unshare -n bash -c '
 		curl -sf -o /dev/null "http://127.0.0.1:8002/buildid/$2/debuginfo" && break
 		sleep 0.1
 	done
-	DEBUGINFOD_URLS=http://127.0.0.1:8002 DEBUGINFOD_CACHE_PATH="$1/cache" \
-		"$3" --store-dir="$1/store" --json=short show "$4" >"$1/show.json"
+	export DEBUGINFOD_URLS=http://127.0.0.1:8002
+	DEBUGINFOD_CACHE_PATH="$1/cache" "$3" --store-dir="$1/store" --json=short show "$4" \
+		>"$1/show.json"
+	# on a terminal, with a cold cache: the download says so
+	DEBUGINFOD_CACHE_PATH="$1/cache2" script -qec \
+		"$3 --store-dir=$1/store --no-pager show $4" /dev/null >"$1/show.tty"
 ' - "$tmp" "$module_id" "$PSTORECTL" "$id"
 check "show through debuginfod: the lines of eu-addr2line, by build id" \
 	diff -u <(sed "s|$tmp/mod/||" "$tmp/expected") <(frames "$tmp/show.json")
+check "show on a terminal: the download's progress" \
+	grep -q "Fetching the debug file of pstored_crashtest from debuginfod: [0-9]" \
+	"$tmp/show.tty"
+check "show on a terminal: the frame with its line" grep -q \
+	"crashtest_spin+$spin_off/$spin_size \[pstored_crashtest\] (.*pstored_crashtest.c:[0-9]*)" \
+	"$tmp/show.tty"
 check "debuginfod served the module by its build id" \
 	grep -q "GET /buildid/$module_id/debuginfo 200" "$tmp/debuginfod.log"
 

@@ -35,6 +35,7 @@
  *   special     FIFOs, sockets, a character device, directories, symlinks
  *               (to outside/secret, dangling, to a record) beside records
  *   links       hard links to outside/secret and between records
+ *   many-entries  a crash among 10,000 entries of the kinds pstored skips
  *
  * MaxRecordSize is taken at its default, 1 MiB. The runner is
  * tests/pstore/test-hostile.sh.
@@ -651,6 +652,45 @@ static void class_links(void)
 	}
 }
 
+/*
+ * A crash among MANY_ENTRIES entries that pstored skips (FIFOs, directories,
+ * symbolic and hard links, names not valid UTF-8): what the scan keeps, and
+ * what pstored says, must not grow with them.
+ */
+#define MANY_ENTRIES 10000
+
+static void class_many_entries(void)
+{
+	char name[128];
+
+	put_secret();
+	put_dmesg("Panic#1 Part1\n", 500, 0);
+	for (unsigned i = 0; i < MANY_ENTRIES; i++) {
+		int r = 0;
+
+		snprintf(name, sizeof(name), "dmesg-erst-%u", 100000000 + i);
+		switch (below(5)) {
+		case 0:
+			r = mkfifoat(pstore_fd, name, 0600);
+			break;
+		case 1:
+			r = mkdirat(pstore_fd, name, 0700);
+			break;
+		case 2:
+			r = symlinkat("../outside/secret", pstore_fd, name);
+			break;
+		case 3:
+			r = linkat(outside_fd, "secret", pstore_fd, name, 0);
+			break;
+		default:
+			snprintf(name, sizeof(name), "dmesg-erst-\xff%u", 100000000 + i);
+			put_text(name, "Panic#1 Part1\nnot UTF-8\n", 0);
+		}
+		if (r < 0)
+			die(name);
+	}
+}
+
 static const struct {
 	const char *name;
 	void (*make)(void);
@@ -672,6 +712,7 @@ static const struct {
 	{"cper-bomb", class_cper_bomb},
 	{"special", class_special},
 	{"links", class_links},
+	{"many-entries", class_many_entries},
 };
 
 int main(int argc, char *argv[])

@@ -22,6 +22,9 @@ tmp=$(mktemp -d /tmp/test-budgets.XXXXXX)
 # shadow memory does not count.
 TIME_MAX=30
 if ldd "$PSTORED" | grep -q libasan; then RSS_MAX=1048576; else RSS_MAX=65536; fi
+# What a run over 100,000 records needs (pstored(8), Bounds: the records a run
+# can take, not the ones it cannot); 1473dc2 needed 40 MiB.
+if ldd "$PSTORED" | grep -q libasan; then SCAN_RSS_MAX=1048576; else SCAN_RSS_MAX=16384; fi
 
 . "$top_srcdir/tests/lib/pstore-case.sh"
 # archive [OPTIONS...]: pstored within TIME_MAX; $rc, $rss (KiB), output in $tmp/out
@@ -174,6 +177,18 @@ check "MaxRecordsPerRun=15: invariants" invariants
 archive --config="$tmp/run.conf"
 archive --config="$tmp/run.conf"
 check "MaxRecordsPerRun=15: all in three runs" eq "$(crashes)/$(left)" 40/0
+# Issue 34, 9: far more records than a run takes: the scan keeps the oldest
+# that it can take, in memory that does not grow with the others.
+setup many-records
+printf '[Archive]\nMaxRecordsPerRun=10\n' >"$tmp/ten.conf"
+archive --config="$tmp/ten.conf"
+check "100,000 records: exit status" eq "$rc" 0
+check "100,000 records: bounded" bounded
+check "100,000 records: memory of the records taken" test "$rss" -le "$SCAN_RSS_MAX"
+check "100,000 records: the 10 oldest archived" eq "$(crashes)/$(left)" 10/99990
+check "100,000 records: the oldest" eq "$(find "$tmp/store" -path '*/records/*' -printf '%f\n' | sort)" \
+	"$(ls "$tmp/orig" | sort -t- -k3n | head -n 10 | sort)"
+check "100,000 records: says so" grep -q '^pstored: 99990 of 100000 records left in .* for the next run' "$tmp/out"
 printf '[Archive]\nMaxBytesPerRun=1\n' >"$tmp/bytes.conf"
 setup many
 archive --config="$tmp/bytes.conf"

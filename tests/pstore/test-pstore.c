@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fs-util.h"
@@ -141,7 +142,7 @@ static PstoreScan *scan_case(const char *name, bool attach_logs)
 	snprintf(path, sizeof(path), "%s/pstore", dir);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(pstore_scan(fd, 1024 * 1024, NULL, NULL, &s), 0);
+	cr_assert_eq(pstore_scan(fd, 1024 * 1024, SIZE_MAX, NULL, NULL, &s), 0);
 	cr_assert_eq(pstore_group(s, attach_logs, 1024), 0);
 	return s;
 }
@@ -273,7 +274,7 @@ Test(pstore, parts_beyond_max_parts, .fini = teardown)
 	snprintf(path, sizeof(path), "%s/pstore", dir);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(pstore_scan(fd, 1024 * 1024, NULL, NULL, &s), 0);
+	cr_assert_eq(pstore_scan(fd, 1024 * 1024, SIZE_MAX, NULL, NULL, &s), 0);
 	cr_assert_eq(pstore_group(s, true, 0), -EINVAL);
 	cr_assert_eq(pstore_group(s, true, 2), 0);
 	cr_assert_eq(s->n_crashes, 1);
@@ -476,7 +477,8 @@ Test(pstore, bad_input, .fini = teardown)
 			cr_assert_str_eq(why, "directory");
 		else if (streq(s->skipped[i].name, "dmesg-erst-7578827135071027260"))
 			cr_assert_str_eq(why, "symbolic link");
-		else if (streq(s->skipped[i].name, "dmesg-erst-\xff" "7578827135071027262"))
+		else if (streq(s->skipped[i].name, "dmesg-erst-\xff"
+						   "7578827135071027262"))
 			cr_assert_str_eq(why, "name not valid UTF-8");
 		else
 			cr_assert_str_eq(why, "special file");
@@ -542,4 +544,54 @@ Test(pstore, read_refuses_symlink_and_fifo, .fini = teardown)
 	cr_assert_eq(pstore_record_read_head(fd, &link, 1 << 20, head, sizeof(head), &len), -ELOOP);
 	cr_assert_eq(pstore_record_read_head(fd, &fifo, 1 << 20, head, sizeof(head), &len),
 		     -EBADFD);
+}
+
+/*
+ * The scan keeps the oldest max_records records, by time then name, and names the first
+ * PSTORE_SKIPPED_MAX skipped entries: what it holds does not grow with the entries (issue 34,
+ * finding 9).
+ */
+Test(pstore, scan_keeps_the_oldest_records, .fini = teardown)
+{
+	char path[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+	_cleanup_(pstore_scan_freep) PstoreScan *s = NULL;
+
+	cr_assert_not_null(mkdtemp(strcpy(dir, "/tmp/test-pstore-XXXXXX")));
+	snprintf(path, sizeof(path), "%s/pstore", dir);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	/* 100 records stored a second apart, newest first by name; 40 FIFOs. */
+	for (int i = 0; i < 100; i++) {
+		char name[64];
+		struct timespec t[2] = {{.tv_sec = 2000000000 - i}, {.tv_sec = 2000000000 - i}};
+
+		snprintf(name, sizeof(name), "dmesg-erst-%d", 1000 + i);
+		cr_assert_eq(write_file_at(fd, name, O_EXCL, 0600, "x", 1), 0);
+		cr_assert_eq(utimensat(fd, name, t, 0), 0);
+		snprintf(name, sizeof(name), "fifo-%d", i);
+		if (i < 40)
+			cr_assert_eq(mkfifoat(fd, name, 0600), 0);
+	}
+
+	cr_assert_eq(pstore_scan(fd, 1024 * 1024, 0, NULL, NULL, &s), -EINVAL);
+	cr_assert_eq(pstore_scan(fd, 1024 * 1024, 10, NULL, NULL, &s), 0);
+	cr_assert_eq(s->n_records, 10);
+	cr_assert_eq(s->n_records_seen, 100);
+	/* The oldest are the last by name: dmesg-erst-1090 to 1099, sorted by name. */
+	for (size_t i = 0; i < s->n_records; i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "dmesg-erst-%zu", 1090 + i);
+		cr_assert_str_eq(s->records[i].name, want);
+	}
+	cr_assert_eq(s->cut_time, (2000000000ULL - 89) * 1000000ULL);
+	cr_assert_eq(s->n_skipped, PSTORE_SKIPPED_MAX);
+	cr_assert_eq(s->n_skipped_seen, 40);
+	s = pstore_scan_free(s);
+
+	cr_assert_eq(pstore_scan(fd, 1024 * 1024, SIZE_MAX, NULL, NULL, &s), 0);
+	cr_assert_eq(s->n_records, 100);
+	cr_assert_eq(s->cut_time, UINT64_MAX);
 }
