@@ -149,8 +149,14 @@ int read_stored_log(Archive *a, const char *id)
 	if (r < 0)
 		return log_oom();
 	fd = open_regular_at(AT_FDCWD, path, O_RDONLY, 0);
+	/* Every crash has its dmesg.txt: without it, the log would be lost with the records. */
 	if (fd == -ENOENT)
-		return 0;
+		return log_error_errno(
+			fd,
+			"%s: missing, the crash was damaged or removed meanwhile; its "
+			"records stay in pstore: delete the crash with 'pstorectl "
+			"delete %s' and run 'pstored archive' again to archive it anew",
+			path, id);
 	if (fd < 0)
 		return log_error_errno(fd, "%s: cannot read: %m", path);
 	if (fstat(fd, &st) < 0)

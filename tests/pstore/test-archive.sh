@@ -295,6 +295,19 @@ cp -a "$tmp/orig/." "$tmp/pstore/"
 archive --config="$tmp/journal.conf"
 check "Storage=journal: rerun finds the entry" eq "$(entries)" 1
 
+# A stored crash whose dmesg.txt went missing before it was journaled: its
+# records stay, rather than go with an entry that has no log.
+setup erst-multipart
+archive --config=/dev/null --no-journal --no-unlink
+id=$(basename "$(find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*')")
+rm "$tmp/store/$id/dmesg.txt"
+archive --config=/dev/null
+check "stored crash without dmesg.txt: exit status" eq "$rc" 1
+check "stored crash without dmesg.txt: records stay" eq "$(left)" 3
+check "stored crash without dmesg.txt: no entry" eq "$(entries)" 0
+check "stored crash without dmesg.txt: says what to do" grep -qF \
+	"pstored: $tmp/store/$id/dmesg.txt: missing, the crash was damaged or removed meanwhile; its records stay in pstore: delete the crash with 'pstorectl delete $id' and run 'pstored archive' again to archive it anew" "$tmp/out"
+
 setup erst-multipart
 printf '[Archive]\nStorage=store\n' >"$tmp/store.conf"
 archive --config="$tmp/store.conf"

@@ -6,6 +6,7 @@
 # first archives, then finds nothing left, and both succeed; each crash is
 # stored and journaled once. A run that finds the lock held for longer than
 # it waits (30 s) leaves everything alone, records nothing and exits 75.
+# pstorectl vacuum and delete during a run lose nothing either.
 # Against a real systemd-journald (tests/lib/journald.sh).
 set -eu
 . "$top_srcdir/tests/lib/journald.sh"
@@ -79,6 +80,38 @@ start released
 finish released
 check "lock released: exit status" eq "$rc" 0
 check "lock released: archived" eq "$(crashes)/$(left)" 5/0
+
+# pstorectl vacuum and delete during a run: they take the store's write lock,
+# which the run's transactions hold from the first crash staged until the last
+# of the batch is journaled and erased, so no crash of a batch leaves the
+# store between its commit and the erasing of its records; each journal entry
+# has its log.
+PSTORECTL=$top_builddir/cli/pstorectl
+printf '[Store]\nMaxUse=1K\n' >"$tmp/small.conf"
+# Crashes whose journal entry has no log: sent from a crash that left the store.
+entries_without_log() {
+	journalctl --sync
+	journalctl --no-pager -q --all -o json SYSLOG_IDENTIFIER=pstored |
+		jq -r 'select((.PSTORE_DMESG // "") | length == 0) | .PSTORE_CRASH_ID'
+}
+for verb in vacuum delete; do
+	setup mixed
+	start slow PSTORED_TEST_STEP_DELAY=0.3s
+	wait_for slow "before the journal entry"
+	last=$(grep -o 'before storing of crash [0-9a-f-]*' "$tmp/slow.out" | tail -n 1 | cut -d' ' -f5)
+	rc=0
+	case $verb in
+	vacuum) "$PSTORECTL" --store-dir="$tmp/store" vacuum --config="$tmp/small.conf" ;;
+	delete) "$PSTORECTL" --store-dir="$tmp/store" delete "$last" ;;
+	esac >/dev/null 2>"$tmp/$verb.out" 9>&- || rc=$?
+	check "$verb during a run: exit status" eq "$rc" 0
+	finish slow
+	check "$verb during a run: the run's exit status" eq "$rc" 0
+	check "$verb during a run: pstore erased" eq "$(left)" 0
+	check "$verb during a run: every entry with its log" eq "$(entries_without_log)" ""
+done
+check "delete during a run: the crash deleted" test ! -e "$tmp/store/$last"
+check "delete during a run: the others stay" eq "$(crashes)" 4
 
 rm -rf "$tmp"
 checks_done
