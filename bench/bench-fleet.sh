@@ -8,7 +8,11 @@
 # wrote, "pstorectl -D DIR list --group" next to
 # "journalctl -D DIR MESSAGE_ID=... -o json | wc -l": the medians of the
 # wall and CPU times of 5 runs each (the CPU time tells more on a busy
-# machine). Run by "make bench-fleet" (as root, like the upload tests).
+# machine). The same crashes go to Debian's clickhouse-server too, through
+# the clickhouse target (its upload timed apart: the insert rate), and
+# "pstorectl --clickhouse=URL list --group" is timed against -D, with the
+# ratio (skipped without clickhouse-server). Run by "make bench-fleet" (as
+# root, like the upload tests).
 
 . "$top_srcdir/tests/upload/lib.sh"
 skip_unless_root
@@ -31,6 +35,16 @@ timed() {
 start_journal_remote http
 write_config "$T/pstored.conf" "[Target.fleet]" "Type=journal-remote" \
 	"URL=http://127.0.0.1:$JR_PORT/upload" "MaxPerDay=infinity" "MaxBytesPerDay=infinity"
+clickhouse=
+if [ -x /usr/sbin/clickhouse-server ] && command -v clickhouse-client >/dev/null; then
+	clickhouse=yes
+	start_clickhouse
+	clickhouse-client --host=127.0.0.1 --port="$CH_TCP_PORT" --multiquery \
+		<"$top_srcdir/lib/upload/clickhouse/schema.sql" || fail "the schema does not apply"
+	write_config "$T/clickhouse.conf" "[Target.ch]" "Type=clickhouse" \
+		"URL=http://127.0.0.1:$CH_HTTP_PORT/" "MaxPerDay=infinity" "MaxBytesPerDay=infinity"
+fi
+ch_ns=0
 start=$(now)
 for m in $(seq "$machines"); do
 	STORE="$T/store$m"
@@ -40,11 +54,19 @@ for m in $(seq "$machines"); do
 		MAKE_CRASHES_SIGNATURE="kernel-bench-$((m % 20))" make_crashes "$per" >/dev/null ||
 		fail "make-crashes failed"
 	pstored_upload >"$T/out" 2>&1 || { cat "$T/out"; fail "upload of machine $m failed"; }
+	if [ -n "$clickhouse" ]; then
+		ch_start=$(now)
+		unshare -u sh -c 'hostname "$0"; exec "$@"' "$UPLOAD_HOSTNAME" \
+			"$PSTORED" --config="$T/clickhouse.conf" --store-dir="$STORE" \
+			--dmi-dir="$T/dmi" upload >"$T/out" 2>&1 ||
+			{ cat "$T/out"; fail "upload of machine $m to ClickHouse failed"; }
+		ch_ns=$((ch_ns + $(now) - ch_start))
+	fi
 	rm -rf "$STORE"
 done
 end=$(now)
 stop_journal_remote
-echo "fed: $((machines * per)) crashes from $machines machines in $(seconds "$start" "$end") s," \
+echo "fed: $((machines * per)) crashes from $machines machines in $(seconds "$start" "$((end - ch_ns))") s," \
 	"$(du -sh "$T/remote" | cut -f1) of journal files"
 
 for _ in $(seq "$runs"); do
@@ -57,3 +79,19 @@ report() { echo "$(median $(cut -d' ' -f1 "$1")) s wall, $(median $(cut -d' ' -f
 echo "pstorectl -D DIR list --group:                   $(report "$T/ctl")" \
 	"($(tail -n 1 "$T/groups"))"
 echo "journalctl -D DIR MESSAGE_ID=... -o json | wc -l: $(report "$T/jctl") ($(cat "$T/n") entries)"
+[ -n "$clickhouse" ] || { echo "no clickhouse-server: the ClickHouse case is skipped"; exit 0; }
+
+echo "clickhouse target: $((machines * per)) crashes inserted in $(seconds 0 "$ch_ns") s" \
+	"(pstored upload of each machine, its store included):" \
+	"$(awk "BEGIN { printf \"%.0f\", $machines * $per / ($ch_ns / 1e9) }") crashes/s"
+url="http://127.0.0.1:$CH_HTTP_PORT/"
+for _ in $(seq "$runs"); do
+	timed "$T/ch" "$PSTORECTL" --no-pager --clickhouse="$url" list --group >"$T/ch-groups"
+done
+diff -u "$T/groups" "$T/ch-groups" >/dev/null ||
+	fail "pstorectl --clickhouse list --group differs from -D on the same crashes"
+echo "pstorectl --clickhouse=URL list --group:         $(report "$T/ch")" \
+	"($(tail -n 1 "$T/ch-groups"))"
+# shellcheck disable=SC2046
+echo "ClickHouse / journal files, wall: $(awk "BEGIN { printf \"%.2f\", \
+	$(median $(cut -d' ' -f1 "$T/ch")) / $(median $(cut -d' ' -f1 "$T/ctl")) }")"
