@@ -80,10 +80,11 @@ int crash_id(Archive *a, const PstoreCrash *c, char id[static STORE_CRASH_ID_LEN
 	return store_crash_id_from_digests(digests, ARRAY_SIZE(digests), id);
 }
 
-static json_t *record_json(const PstoreRecord *r, const char *hex)
+/* A record in crash.json: its size and sha256 are those of the len bytes read and stored. */
+static json_t *record_json(const PstoreRecord *r, size_t len, const char *hex)
 {
 	json_t *o = json_pack("{s:s, s:I, s:s, s:I, s:b}", "name", r->name, "size",
-			      (json_int_t)r->size, "sha256", hex, "time", (json_int_t)r->time,
+			      (json_int_t)len, "sha256", hex, "time", (json_int_t)r->time,
 			      "compressed", r->name_parsed && r->n.compressed);
 	char id[24];
 
@@ -243,7 +244,7 @@ static int add_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, R
 			return k;
 	}
 
-	entry = record_json(r, hex);
+	entry = record_json(r, raw_len, hex);
 	if (!entry || json_array_append_new(json_object_get(crash, "records"), entry) < 0 ||
 	    (role == RECORD_LOG &&
 	     json_array_append_new(json_object_get(crash, "logs"), json_string(r->name)) < 0))

@@ -295,6 +295,32 @@ cp -a "$tmp/orig/." "$tmp/pstore/"
 archive --config="$tmp/journal.conf"
 check "Storage=journal: rerun finds the entry" eq "$(entries)" 1
 
+# Records that grow and shrink between the listing and the reading (as a
+# test can make them; the kernel's never change): what is stored is what was
+# read, and crash.json says its size and sha256.
+setup erst-multipart
+rc=0
+PSTORED_TEST_STEP_DELAY=1s "$PSTORED" archive --pstore-dir="$tmp/pstore" --store-dir="$tmp/store" \
+	--config=/dev/null >"$tmp/out" 2>&1 &
+pid=$!
+while kill -0 "$pid" 2>/dev/null && ! grep -q 'before storing' "$tmp/out"; do sleep 0.1; done
+parts=($(ls "$tmp/pstore" | sort))
+printf '<4>[  100.000018] grown while read\n' >>"$tmp/pstore/${parts[2]}"
+truncate -s 40 "$tmp/pstore/${parts[1]}"
+cp "$tmp/pstore/${parts[1]}" "$tmp/pstore/${parts[2]}" "$tmp/"
+wait "$pid" || rc=$?
+id=$(basename "$(find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*')")
+check "records changed while read: exit status" eq "$rc" 0
+check "records changed while read: erased" eq "$(left)" 0
+stored_as_read() {
+	cmp -s "$tmp/${parts[1]}" "$tmp/store/$id/records/${parts[1]}" &&
+		cmp -s "$tmp/${parts[2]}" "$tmp/store/$id/records/${parts[2]}"
+}
+check "records changed while read: stored as read" stored_as_read
+check "records changed while read: crash.json says their size and sha256" \
+	eq "$(jq -r '.records[] | "\(.name) \(.size) \(.sha256)"' "$tmp/store/$id/crash.json" | sort)" \
+	"$(cd "$tmp/store/$id/records" && for f in *; do echo "$f $(stat -c %s "$f") $(sha256sum <"$f" | cut -d' ' -f1)"; done | sort)"
+
 # A stored crash whose dmesg.txt went missing before it was journaled: its
 # records stay, rather than go with an entry that has no log.
 setup erst-multipart
