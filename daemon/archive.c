@@ -346,6 +346,13 @@ static int archive_setup(Archive *a)
 	a->unlink = a->config->unlink && !arg_no_unlink;
 	a->journal = !arg_no_journal && (a->config->storage == PSTORED_STORAGE_BOTH ||
 					 a->config->storage == PSTORED_STORAGE_JOURNAL);
+	/* The journal is the only copy with Storage=journal: without it, nothing would hold the crash. */
+	if (arg_no_journal && a->config->storage == PSTORED_STORAGE_JOURNAL)
+		return log_error_errno_save(-EINVAL, &a->error,
+					    "--no-journal with Storage=journal would keep the crashes "
+					    "nowhere; nothing archived, the records stay in %s: drop "
+					    "--no-journal, or set Storage=both (or store) in pstored.conf.",
+					    a->pstore_dir);
 	return 0;
 }
 

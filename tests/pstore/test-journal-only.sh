@@ -111,9 +111,20 @@ for opt in --no-unlink ""; do
 pstored: 5 of 5 crashes could not be archived; their records stay in TMP/pstore for the next run: systemd-journald is not running; start it (systemctl start systemd-journald), or set Storage=both in pstored.conf, then run 'pstored archive' again."
 done
 
-# journald back: the records left by the failed runs are archived now.
+# journald back, but --no-journal with Storage=journal would keep the crashes
+# nowhere: refused, every record stays.
 rm -rf /run/log/journal/*
 journald_start
+setup_journal mixed
+archive --config="$tmp/journal.conf" --no-journal
+check "--no-journal: exit status" eq "$rc" 1
+check "--no-journal: every record stays" all_left
+check "--no-journal: run recorded as failure" eq "$(run_result)" failure
+check "--no-journal: no entry" eq "$(entries)" 0
+check "--no-journal: the message" eq "$(output)" \
+	"pstored: --no-journal with Storage=journal would keep the crashes nowhere; nothing archived, the records stay in TMP/pstore: drop --no-journal, or set Storage=both (or store) in pstored.conf."
+
+# journald back: the records left by the failed runs are archived now.
 setup_journal mixed
 archive --config="$tmp/journal.conf"
 check "journald back: exit status" eq "$rc" 0
