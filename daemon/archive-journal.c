@@ -92,7 +92,8 @@ int journal_list_boots(sd_journal **j, JournalBoot **ret, size_t *ret_n)
 		boots[k++] = boots[i];
 	}
 	sd_journal_flush_matches(*j);
-	qsort(boots, k, sizeof(JournalBoot), compare_boots);
+	if (k > 0) /* qsort() takes no NULL, even for no elements */
+		qsort(boots, k, sizeof(JournalBoot), compare_boots);
 	*ret = TAKE_PTR(boots);
 	*ret_n = k;
 	return 0;
