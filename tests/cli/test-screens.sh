@@ -108,9 +108,11 @@ check "C locale: ... for …" diff -u <(strip_colors "$screens/list-80/screen" |
 	sed -E 's/..…$/.../') "$tmp/ascii"
 
 # less with pstorectl's LESS: a list that fits one screen leaves no (END) to wait at.
+# --foreground: less stays in the terminal's foreground process group, or slow input
+# sends it to tcsetattr() from the background and SIGTTOU stops it.
 rc=0
-screen 80 env PSTORECTL_PAGER=less timeout 60 "$PSTORECTL" --store-dir="$store" list \
-	>"$tmp/less" || rc=$?
+screen 80 env PSTORECTL_PAGER=less timeout --foreground 60 \
+	"$PSTORECTL" --store-dir="$store" list >"$tmp/less" || rc=$?
 check "less quits when the list fits one screen" grep -q '^3 crashes listed\.' \
 	<(sed -E 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1b[=>]//g; s/\r//g' "$tmp/less")
 check "less: exits by itself, not after the timeout" eq "$rc" 0
