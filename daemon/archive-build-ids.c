@@ -39,7 +39,7 @@ static bool read_build_id(int dir_fd, const char *path, char hex[static ELF_BUIL
 	if (r >= 0)
 		r = elf_notes_build_id(buf, len, hex);
 	if (r < 0) {
-		log_debug_errno(r, "%s/%s: no build id: %m", arg_sys_dir, path);
+		log_debug_errno(r, "%s/%s: no build id: %m", arg_sysfs_dir, path);
 		return false;
 	}
 	return true;
@@ -78,10 +78,10 @@ int crash_add_build_ids(json_t *crash)
 
 	if (!release || uname(&u) < 0 || !streq(release, u.release))
 		return 0;
-	sys_fd = open(arg_sys_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	sys_fd = open(arg_sysfs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sys_fd < 0) {
 		log_debug_errno(errno, "Failed to open %s, crashes get no build ids: %m",
-				arg_sys_dir);
+				arg_sysfs_dir);
 		return 0;
 	}
 	ids = json_object();

@@ -24,7 +24,7 @@ const char *arg_config = NULL;
 bool arg_no_unlink = false;
 bool arg_no_journal = false;
 const char *arg_target = NULL;
-const char *arg_sys_dir = "/sys";
+const char *arg_sysfs_dir = "/sys";
 const char *arg_dmi_dir = NULL;
 char **pstored_argv;
 
@@ -35,7 +35,7 @@ enum {
 	ARG_NO_UNLINK,
 	ARG_NO_JOURNAL,
 	ARG_TARGET,
-	ARG_SYS_DIR,
+	ARG_SYSFS_DIR,
 	ARG_DMI_DIR,
 };
 
@@ -51,7 +51,7 @@ static const OptionSpec options[] = {
 	{"no-journal", no_argument, ARG_NO_JOURNAL, NULL, "Write no journal entries"},
 	{"target", required_argument, ARG_TARGET, "NAME",
 	 "upload: only the collector of [Target.NAME]"},
-	{"sys-dir", required_argument, ARG_SYS_DIR, "DIR",
+	{"sysfs-dir", required_argument, ARG_SYSFS_DIR, "DIR",
 	 "Read the running kernel's build ids under DIR\n(default: /sys)"},
 	{"dmi-dir", required_argument, ARG_DMI_DIR, "DIR",
 	 "upload: DMI serial numbers to redact (default:\n/sys/class/dmi/id)"},
@@ -97,8 +97,8 @@ static int parse_option(int c, const char *arg, const Verb *verbs, size_t n_verb
 	case ARG_TARGET:
 		arg_target = arg;
 		return 1;
-	case ARG_SYS_DIR:
-		arg_sys_dir = arg;
+	case ARG_SYSFS_DIR:
+		arg_sysfs_dir = arg;
 		return 1;
 	case ARG_DMI_DIR:
 		arg_dmi_dir = arg;

@@ -20,7 +20,7 @@ extern const char *arg_config; /* NULL: /etc/pstored.conf and drop-ins */
 extern bool arg_no_unlink;
 extern bool arg_no_journal;
 extern const char *arg_target;	/* upload: only [Target.NAME]; NULL: all */
-extern const char *arg_sys_dir; /* archive: the running kernel's build ids; default /sys */
+extern const char *arg_sysfs_dir; /* archive: the running kernel's build ids; default /sys */
 extern const char *arg_dmi_dir; /* upload: DMI serials to redact; NULL: /sys/class/dmi/id */
 extern char **pstored_argv;	/* the whole command line, as main() got it */
 

@@ -135,7 +135,7 @@ objcopy -O binary --only-section=.note.gnu.build-id "$ko" \
 	"$tmp/sys/module/pstored_crashtest/notes/.note.gnu.build-id"
 { echo "Oops#1 Part1"; oops "$(uname -r)" "$spin_size"; } >"$tmp/pstore/dmesg-erst-7581047046029410305"
 "$PSTORED" archive --no-journal --config=/dev/null --pstore-dir="$tmp/pstore" \
-	--store-dir="$tmp/store" --sys-dir="$tmp/sys"
+	--store-dir="$tmp/store" --sysfs-dir="$tmp/sys"
 id=$(basename "$(find "$tmp/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*')")
 check "archived with the module's build id" eq \
 	"$(jq -r .build_ids.modules.pstored_crashtest "$tmp/store/$id/crash.json")" "$module_id"

@@ -431,7 +431,7 @@ mkdir -p "$tmp/sys/kernel" "$tmp/sys/module/pstored_crashtest/notes" "$tmp/sys/m
 { note Xen 6 0102030405060708; note GNU 3 "$VMLINUX_ID"; } >"$tmp/sys/kernel/notes"
 note GNU 3 "$MODULE_ID" >"$tmp/sys/module/pstored_crashtest/notes/.note.gnu.build-id"
 note GNU 3 "$VMLINUX_ID" >"$tmp/sys/module/erst_pstore/notes/.note.gnu.build-id"
-archive --config=/dev/null --sys-dir="$tmp/sys"
+archive --config=/dev/null --sysfs-dir="$tmp/sys"
 check "build ids: exit status" eq "$rc" 0
 check "build ids: vmlinux's and the module's in the trace, not the others" \
 	eq "$(jq -cS .build_ids "$tmp"/store/*/crash.json)" \
@@ -451,19 +451,19 @@ setup running-kernel-oops
 note GNU 3 "$VMLINUX_ID" | head -c 30 >"$tmp/sys/kernel/notes"
 note GNU 3 "$MODULE_ID" | python3 -c 'import sys; b = bytearray(sys.stdin.buffer.read()); b[0] = 200; sys.stdout.buffer.write(b)' \
 	>"$tmp/sys/module/pstored_crashtest/notes/.note.gnu.build-id"
-archive --config=/dev/null --sys-dir="$tmp/sys"
+archive --config=/dev/null --sysfs-dir="$tmp/sys"
 check "hostile notes (cut, wrong namesz): archived" eq "$rc:$(crashes)" 0:1
 check "hostile notes (cut, wrong namesz): no build ids" eq "$(jq -c .build_ids "$tmp"/store/*/crash.json)" null
 setup running-kernel-oops
 note GNU 3 "$VMLINUX_ID" | python3 -c 'import sys; b = bytearray(sys.stdin.buffer.read()); b[4:8] = b"\xff\xff\xff\xff"; sys.stdout.buffer.write(b)' \
 	>"$tmp/sys/kernel/notes"
 ln -sf /sys/kernel/notes "$tmp/sys/module/pstored_crashtest/notes/.note.gnu.build-id"
-archive --config=/dev/null --sys-dir="$tmp/sys"
+archive --config=/dev/null --sysfs-dir="$tmp/sys"
 check "hostile notes (huge descsz, symlink): no build ids" eq "$rc:$(jq -c .build_ids "$tmp"/store/*/crash.json)" 0:null
 setup running-kernel-oops
 { note GNU 1 "$(head -c 20000 /dev/zero | od -An -v -tx1 | tr -d ' \n')"; note GNU 3 "$VMLINUX_ID"; } >"$tmp/sys/kernel/notes"
 rm -f "$tmp/sys/module/pstored_crashtest/notes/.note.gnu.build-id"
-archive --config=/dev/null --sys-dir="$tmp/sys"
+archive --config=/dev/null --sysfs-dir="$tmp/sys"
 check "notes past 16 KiB: not read" eq "$rc:$(jq -c .build_ids "$tmp"/store/*/crash.json)" 0:null
 # The real /sys: this kernel's own build id, when the machine shows it.
 if [ -r /sys/kernel/notes ]; then
