@@ -137,8 +137,8 @@ int store_update_crash(Store *s, const char *id, json_t *crash);
  * rather than two a crash: every new crash.json is written, one syncfs(2) makes them durable,
  * then each is renamed into place and a second syncfs() makes the renames durable; the
  * index gets their lines in one write. A crash whose directory is gone (removed since it was
- * loaded) is skipped. Returns how many were updated. On failure, those renamed before it are
- * updated and durable or not, the others are as they were.
+ * loaded) is skipped. Returns how many were updated. On failure, some crashes may have their
+ * new crash.json (not necessarily durable yet) and the others keep their old one.
  */
 int store_update_crashes(Store *s, json_t *const *crashes, size_t n);
 int store_delete_crash(Store *s, const char *id);
