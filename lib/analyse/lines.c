@@ -353,13 +353,6 @@ static size_t skip_taint_columns(const Line *l, size_t i)
 	return i;
 }
 
-static bool line_ends_with(const Line *l, const char *s)
-{
-	size_t n = strlen(s);
-
-	return l->len >= n && memcmp(l->s + l->len - n, s, n) == 0;
-}
-
 /*
  * A task line cut in two: before its taint ("CPU: 0 PID: 1 Comm: sh" and "Not tainted 6.1.0 #1"),
  * in its taint columns ("... Tainted: G " and "       O      5.4.51 #1"), or before its version

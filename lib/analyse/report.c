@@ -17,6 +17,7 @@ typedef struct Report {
 	const Line *by_task_line;   /* KASAN's "Read of size 1 at addr ... by task modprobe/590" */
 	const Line *process_line;   /* "Process sh (pid: 512, stack limit = 0xc79b02e8)" */
 	const Line *taint_line;
+	const Line *release_line; /* i386's "EFLAGS: 00010282   (2.6.19.1 #1)" */
 	const Line *hardware_line;
 	Symbol ip;
 	bool have_ip;
@@ -69,6 +70,8 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 			r->task_line = l;
 		else if (!r->taint_line && is_taint_line(l))
 			r->taint_line = l;
+		else if (!r->release_line && is_release_line(l))
+			r->release_line = l;
 		else if (!r->hardware_line && has_prefix(l, "Hardware name: "))
 			r->hardware_line = l;
 		/* inside a trace, an instruction pointer is that of an interrupted context: in an
@@ -202,6 +205,8 @@ static void log_scan(LogScan *scan, const Line *lines, size_t n, const LogHas *h
 			scan->version_line = &lines[i];
 		if (!scan->taint_line && is_taint_line(&lines[i]))
 			scan->taint_line = &lines[i];
+		if (!scan->release_line && is_release_line(&lines[i]))
+			scan->release_line = &lines[i];
 	}
 }
 
@@ -454,6 +459,11 @@ static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, s
 	}
 	if (report.taint_line) {
 		r = analysis_read_taint(a, report.taint_line, true);
+		if (r < 0)
+			return r;
+	}
+	if (report.release_line) {
+		r = analysis_read_release_line(a, report.release_line);
 		if (r < 0)
 			return r;
 	}
