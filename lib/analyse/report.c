@@ -257,6 +257,22 @@ static size_t choose_cause(const LogScan *scan, const Line *lines, size_t n, Eve
 	return start;
 }
 
+/*
+ * A WARNING line that syzkaller decoded is printed once for each function inlined where it
+ * happened, as its "RIP:" line is: "WARNING: ./include/linux/ns_common.h:229 at __ns_ref_put
+ * include/linux/ns_common.h:229 [inline], CPU#0: kworker/0:6/6108", then the same for the
+ * functions they were inlined into, the last "at destroy_super_work+0x15c/0x1a0 fs/super.c:280".
+ * The report is read from the last.
+ */
+static size_t skip_inlined_warnings(const Line *lines, size_t n, size_t start)
+{
+	while (start + 1 < n && classify(&lines[start]) == EVENT_WARNING &&
+	       line_find(&lines[start], " [inline], CPU#") &&
+	       classify(&lines[start + 1]) == EVENT_WARNING)
+		start++;
+	return start;
+}
+
 /* The lines of the report at start (not n) of the given kind, and of what it ran into. */
 static void report_read(Report *report, const Line *lines, size_t n, size_t start, Event kind)
 {
@@ -483,6 +499,8 @@ int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const LogHas *h
 	log_scan(&scan, lines, n, has);
 	hardware_line = scan.hardware_line;
 	start = choose_cause(&scan, lines, n, &kind);
+	if (kind == EVENT_WARNING)
+		start = skip_inlined_warnings(lines, n, start);
 	a->reason = strdup(event_reason(kind));
 	if (!a->reason)
 		return -ENOMEM;
