@@ -474,6 +474,10 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 	if ((has_prefix(first, "BUG: ") && line_ends_with(first, " in")) ||
 	    (line_ends_with(first, " by") && has_prefix(second, "task ")))
 		return WRAP_BLANK;
+	/* an arm frame without the function it was called from: "[<c0283c30>] (sock_sendmsg+0xa0/0xc4)
+	 * from [<bf01837c>]" and "(SendCanTime+0x10c/0x180 [cantime])" */
+	if (line_ends_with(first, ">]") && line_find(first, ") from [<") && second->s[0] == '(')
+		return WRAP_BLANK;
 	if (line_is(first, "RIP:") ||
 	    (has_prefix(first, "RIP: ") && first->len == 10 && first->s[first->len - 1] == ':'))
 		return parse_symbol(second, &(Symbol){}) ? WRAP_GLUE : WRAP_NONE;
