@@ -248,7 +248,7 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 			l = line_after(&l, trace_header_len(&l));
 			line_trim(&l);
 		} else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l) ||
-			 (skip_bare && l.bare) || l.continued)
+			   (skip_bare && l.bare) || l.continued)
 			continue;
 		line_skip_marker(&l);
 		if (is_unnamed_frame(&l))
