@@ -260,14 +260,15 @@ static size_t choose_cause(const LogScan *scan, const Line *lines, size_t n, Eve
 /*
  * A WARNING line that syzkaller decoded is printed once for each function inlined where it
  * happened, as its "RIP:" line is: "WARNING: ./include/linux/ns_common.h:229 at __ns_ref_put
- * include/linux/ns_common.h:229 [inline], CPU#0: kworker/0:6/6108", then the same for the
- * functions they were inlined into, the last "at destroy_super_work+0x15c/0x1a0 fs/super.c:280".
- * The report is read from the last.
+ * include/linux/ns_common.h:229 [inline], CPU#0: kworker/0:6/6108" (before 6.16 "WARNING: CPU: 0
+ * PID: 22406 at ./include/linux/ns_common.h:261 __ns_ref_put include/linux/ns_common.h:261
+ * [inline]"), then the same for the functions they were inlined into, the last "at
+ * destroy_super_work+0x15c/0x1a0 fs/super.c:280". The report is read from the last.
  */
 static size_t skip_inlined_warnings(const Line *lines, size_t n, size_t start)
 {
 	while (start + 1 < n && classify(&lines[start]) == EVENT_WARNING &&
-	       line_find(&lines[start], " [inline], CPU#") &&
+	       line_find(&lines[start], " [inline]") &&
 	       classify(&lines[start + 1]) == EVENT_WARNING)
 		start++;
 	return start;
