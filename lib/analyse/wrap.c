@@ -20,13 +20,6 @@ static size_t skip_taint_columns(const Line *l, size_t i)
 	return i;
 }
 
-static bool line_ends_with(const Line *l, const char *s)
-{
-	size_t n = strlen(s);
-
-	return l->len >= n && memcmp(l->s + l->len - n, s, n) == 0;
-}
-
 /*
  * A task line cut in two: before its taint ("CPU: 0 PID: 1 Comm: sh" and "Not tainted 6.1.0 #1"),
  * in its taint columns ("... Tainted: G " and "       O      5.4.51 #1"), or before its version
@@ -221,6 +214,10 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 	 * "task netbpfload/762" */
 	if ((has_prefix(first, "BUG: ") && line_ends_with(first, " in")) ||
 	    (line_ends_with(first, " by") && has_prefix(second, "task ")))
+		return WRAP_BLANK;
+	/* an arm frame without the function it was called from: "[<c0283c30>] (sock_sendmsg+0xa0/0xc4)
+	 * from [<bf01837c>]" and "(SendCanTime+0x10c/0x180 [cantime])" */
+	if (line_ends_with(first, ">]") && line_find(first, ") from [<") && second->s[0] == '(')
 		return WRAP_BLANK;
 	if (line_is(first, "RIP:") ||
 	    (has_prefix(first, "RIP: ") && first->len == 10 && first->s[first->len - 1] == ':'))
