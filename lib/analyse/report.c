@@ -76,7 +76,12 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 			r->hardware_line = l;
 		/* inside a trace, an instruction pointer is that of an interrupted context: in an
 		 * RCU stall, the one the timer interrupt found the stalled CPU in */
-		else if (!r->have_ip && (!in_trace || stalled) && parse_ip_line(l, &r->ip)) {
+		/* before 5.x, x86's die() ends with the instruction pointer again, after the trace
+		 * ("EIP: [<c0123456>] func+0x43/0x183 SS:ESP 0068:e7935f58", "RIP  [<...>] func") */
+		else if (!r->have_ip &&
+			 (!in_trace || stalled || has_prefix(l, "EIP: [<") ||
+			  has_prefix(l, "RIP  [<")) &&
+			 parse_ip_line(l, &r->ip)) {
 			r->have_ip = true;
 			r->ip_interrupted = in_trace;
 			r->ip_index = i;

@@ -75,7 +75,9 @@ static Line decoded_module(const Line *l, size_t i)
 
 	while (end < l->len && !is_blank(l->s[end]))
 		end++;
-	if (end == start || skip_blanks(l, end) < l->len || end - start > NAME_MAX_LEN)
+	/* "(P)": arm64's mark of a frame taken from saved registers, since 6.14 */
+	if (end == start || skip_blanks(l, end) < l->len || end - start > NAME_MAX_LEN ||
+	    l->s[start] == '(')
 		return (Line){};
 	return (Line){l->s + start, end - start};
 }
