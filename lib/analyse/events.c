@@ -113,6 +113,9 @@ Event classify_in(const Line *l, const LogHas *has)
 		"double fault: ",
 	};
 
+	/* arc's die() prints its message alone: "Oops", then "Path: ..." and the task line */
+	if (line_is(l, "Oops"))
+		return EVENT_OOPS;
 	if (l->len < 6)
 		return EVENT_NONE;
 	/* arm64_serror_panic(): the registers, then "Kernel panic - not syncing: Asynchronous
