@@ -109,6 +109,7 @@ Event classify_in(const Line *l, const LogHas *has)
 		"Unable to handle kernel ",
 		"general protection fault",
 		"invalid opcode: ",
+		"invalid operand: ", /* 2.6 */
 		"stack segment: ",
 		"double fault: ",
 	};
@@ -142,7 +143,8 @@ Event classify_in(const Line *l, const LogHas *has)
 	    is_lockdep_warning(l) ||
 	    (has_prefix(l, "WARNING: ") && line_find(l, " at ") && line_find(l, ", CPU#")))
 		return EVENT_WARNING;
-	if (has_prefix(l, "kernel BUG at "))
+	/* x86-64 before 2.6.18: "Kernel BUG at "fs/exec.c":777" */
+	if (has_prefix(l, "kernel BUG at ") || has_prefix(l, "Kernel BUG at "))
 		return EVENT_BUG;
 	for (size_t i = 0; i < ARRAY_SIZE(oops_prefixes); i++)
 		if (has_prefix(l, oops_prefixes[i]))
