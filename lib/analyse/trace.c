@@ -40,7 +40,9 @@ static void line_skip_marker(Line *l)
 /* The length of the line that starts a call trace, 0 if l does not. */
 size_t trace_header_len(const Line *l)
 {
-	static const char *const headers[] = {"Call Trace:", "Call trace:", "Backtrace:"};
+	static const char *const headers[] = {
+		"Call Trace:", "Call trace:", "Backtrace:", "Stack Trace:", /* arc */
+	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(headers); i++)
 		if (has_prefix(l, headers[i]))
