@@ -303,6 +303,29 @@ static void line_unquote(Line *l)
 	*l = line_after(l, i);
 }
 
+/* The mark with which journalctl and systemctl status cut a line to the terminal's width. */
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026 */
+
+/*
+ * A line that journalctl cut to the terminal's width keeps its start and its end with "…" in
+ * between ("... Tainted: P           OE     5.13.4-2…c34.x86_64 #1"): the word that holds the
+ * mark is not what the kernel wrote, and a part of it would be taken for a release, a function or
+ * a task. The line ends before that word.
+ */
+static void line_cut_at_ellipsis(Line *l)
+{
+	const char *at = line_find(l, ELLIPSIS);
+	size_t end;
+
+	if (!at)
+		return;
+	end = (size_t)(at - l->s);
+	while (end > 0 && !is_blank(l->s[end - 1]))
+		end--;
+	l->len = end;
+	line_trim(l);
+}
+
 /* A panic glued to a shell prompt or output: "root@bmc:~# Kernel panic - not syncing: ...". */
 static void line_skip_to_panic(Line *l)
 {
@@ -315,11 +338,11 @@ static void line_skip_to_panic(Line *l)
 		*l = line_after(l, (size_t)(at - l->s) + 1);
 }
 
-int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *ret_prefixed)
+int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts)
 {
 	size_t n = 0, allocated = 1, anchors = 0, prefixed = 0, texts = 0;
 	PrefixShapes shapes = {};
-	bool glued;
+	bool glued, cut;
 	Line *lines;
 
 	for (size_t i = 0; i < len; i++)
@@ -339,6 +362,7 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *re
 	for (size_t i = 0; i < n && anchors < PREFIX_ANCHOR_LINES_MAX; i++)
 		anchors += prefix_learn_line(&shapes, &lines[i]);
 	glued = log_contains(log, len, " " PANIC_TEXT);
+	cut = log_contains(log, len, ELLIPSIS);
 	for (size_t i = 0; i < n; i++) {
 		Line raw = lines[i];
 		bool flowed = raw.flowed;
@@ -347,6 +371,8 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *re
 		line_strip_prefixes(&lines[i]);
 		if (glued)
 			line_skip_to_panic(&lines[i]);
+		if (cut)
+			line_cut_at_ellipsis(&lines[i]);
 		lines[i].flowed = flowed;
 		line_trim(&raw);
 		lines[i].bare = lines[i].s == raw.s;
@@ -355,6 +381,6 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *re
 	}
 	*ret = lines;
 	*ret_n = n;
-	*ret_prefixed = prefixed > texts / 2;
+	*ret_counts = (LineCounts){texts, prefixed};
 	return 0;
 }
