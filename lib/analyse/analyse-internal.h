@@ -179,7 +179,7 @@ const char *event_reason(Event e);
 
 /* symbols.c: frames and instruction pointers as each architecture and era prints them. */
 bool parse_symbol(const Line *l, Symbol *ret);
-size_t parse_brace_symbol(const Line *l, size_t i, Symbol *ret);
+size_t parse_angle_frame(const Line *l, size_t i, Symbol *ret);
 bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller);
 bool parse_ip_line(const Line *l, Symbol *ret);
 bool parse_message_symbol(const Line *l, Symbol *ret);

@@ -294,8 +294,11 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 	 * of that report is before the panic line. */
 	if (kind != EVENT_PANIC && classify(&lines[start]) == EVENT_PANIC)
 		report_scan(report, lines, report_begin(lines, start), start, stalled);
-	/* arm64's "kernel stack overflow" panics after the registers of the overflow */
-	else if (kind == EVENT_PANIC && line_find(&lines[start], "stack overflow"))
+	/* arm64's "kernel stack overflow" panics after the registers of the overflow; a log that
+	 * lost a panic's first line keeps its dump before its end marker ("---[ end Kernel panic
+	 * - not syncing: Out of memory and no killable processes...") */
+	else if (kind == EVENT_PANIC &&
+		 (line_find(&lines[start], "stack overflow") || has_prefix(&lines[start], END_MARKER)))
 		report_scan(report, lines, report_begin(lines, start), start, stalled);
 
 	/* A stalled CPU's frames are those of the context it was stuck in, after the registers
