@@ -251,30 +251,15 @@ static size_t prefix_match(const PrefixShape *shape, const Line *l)
 }
 
 /*
- * The time part of a shape that is a time, maybe after quote marks ("[9.9]", ">[9.9]" of
- * "> [  30.77] "), in *ret, and how many quote marks stand before it; -1 if it is not that.
- */
-static int prefix_time_shape(const PrefixShape *shape, PrefixShape *ret)
-{
-	size_t quotes = 0;
-
-	while (quotes < shape->len && shape->s[quotes] == '>')
-		quotes++;
-	if (quotes == shape->len || shape->s[quotes] != '[')
-		return -1;
-	*ret = (PrefixShape){.len = shape->len - quotes};
-	memcpy(ret->s, shape->s + quotes, ret->len);
-	return (int)quotes;
-}
-
-/*
- * Removes a prefix of a learned shape from the start of l, or, for a shape that is a time (maybe
- * quoted), from after a blank in its first bytes, with what stands before it: a report glued to
- * shell output ("/init: 384: .: [  271.40] Kernel panic - ...", "> localhost login: [   30.77]
- * INFO: task ...").
+ * Removes a prefix of a learned shape from the start of l, or, for a shape that is a time, from
+ * after a blank in its first bytes, with what stands before it: a report glued to shell output
+ * ("/init: 384: .: [  271.40] Kernel panic - ...", "localhost login: [   30.77] INFO: task ..."
+ * of a quoted log, line_unquote() having removed the quote marks).
  */
 static void line_strip_learned_prefix(const PrefixShapes *shapes, Line *l)
 {
+	const Line head = {l->s, MIN(l->len, (size_t)PREFIX_LEN_MAX)};
+
 	for (size_t k = 0; k < shapes->n; k++) {
 		size_t end = prefix_match(&shapes->shapes[k], l);
 
@@ -284,23 +269,18 @@ static void line_strip_learned_prefix(const PrefixShapes *shapes, Line *l)
 		}
 	}
 	for (size_t k = 0; k < shapes->n; k++) {
-		PrefixShape time;
-		int quotes = prefix_time_shape(&shapes->shapes[k], &time);
-		Line body = *l, head;
+		const PrefixShape *shape = &shapes->shapes[k];
 
-		if (quotes < 0)
+		if (shape->s[0] != '[')
 			continue;
-		while (quotes > 0 && body.len > 0 && (body.s[0] == '>' || is_blank(body.s[0])))
-			body = line_after(&body, 1);
-		head = (Line){body.s, MIN(body.len, (size_t)PREFIX_LEN_MAX)};
 		for (const char *p = memchr(head.s, '[', head.len); p;
 		     p = memchr(p + 1, '[', (size_t)(head.s + head.len - p - 1))) {
-			Line rest = line_after(&body, (size_t)(p - body.s));
+			Line rest = line_after(l, (size_t)(p - l->s));
 			size_t end;
 
-			if (p == body.s || !is_blank(p[-1]))
+			if (p == l->s || !is_blank(p[-1]))
 				continue;
-			end = prefix_match(&time, &rest);
+			end = prefix_match(shape, &rest);
 			if (end > 0) {
 				*l = line_after(&rest, end);
 				return;
