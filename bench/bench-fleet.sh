@@ -123,7 +123,8 @@ for _ in $(seq "$runs"); do
 done
 diff -u "$T/groups" "$T/ch-groups" >/dev/null ||
 	fail "pstorectl --clickhouse list --group differs from -D on the same crashes"
-echo "pstorectl --clickhouse=URL list --group: $(report "$T/ch") ($(tail -n 1 "$T/ch-groups"))"
+echo "pstorectl --clickhouse=URL list --group: $(report "$T/ch") of pstorectl," \
+	"not counting clickhouse-server's ($(tail -n 1 "$T/ch-groups"))"
 echo "pstorectl -D DIR list --group:           $(report "$T/ctl")"
 # shellcheck disable=SC2046
 echo "ClickHouse / journal files, wall: $(awk "BEGIN { printf \"%.3f\", \
