@@ -507,6 +507,17 @@ static int resolve_address(DebugFile *f, Dwarf_Addr addr, json_t **ret)
 	comp_dir = dwfl_line_comp_dir(l);
 	cu = dwfl_module_addrdie(f->mod, addr, &bias);
 	n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	if (n > 0) {
+		/*
+		 * Past the innermost inlined call, dwarf_getscopes() goes on with the scopes of its
+		 * abstract definition, not with the calls it is nested in: the chain of DIEs that
+		 * holds the innermost scope has them all (as eu-addr2line -i takes them).
+		 */
+		Dwarf_Die innermost = scopes[0];
+
+		free(TAKE_PTR(scopes));
+		n = dwarf_getscopes_die(&innermost, &scopes);
+	}
 	if (cu)
 		(void)dwarf_getsrcfiles(cu, &files, &n_files);
 	for (int i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; i++) {

@@ -3,7 +3,8 @@
 #
 # Symbolization with real parts: the system test's crash module (tests/system/crashtest/),
 # built with -g against the installed linux-headers, makes the trace; eu-addr2line on the same
-# addresses gives the lines the frames must get, the inlined call included. The module is
+# addresses gives the lines the frames must get, the inlined call included, and two nested
+# inlined calls of tests/cli/symbolize-nested/. The module is
 # then served by build id from a real debuginfod, in a network namespace of the test's own
 # (debuginfod listens on every address). And the programs that must not link libdw or
 # libdebuginfod do not. Skipped (77) without linux-headers or elfutils.
@@ -36,10 +37,13 @@ if [ -z "$headers" ] || ! command -v eu-addr2line >/dev/null; then
 fi
 release=$(basename "$headers" | sed 's/^linux-headers-//')
 mkdir "$tmp/mod"
-cp "$top_srcdir"/tests/system/crashtest/{Kbuild,pstored_crashtest.c} "$tmp/mod/"
+cp "$top_srcdir"/tests/system/crashtest/pstored_crashtest.c \
+	"$top_srcdir"/tests/cli/symbolize-nested/symbolize_nested.c "$tmp/mod/"
+echo 'obj-m := pstored_crashtest.o symbolize_nested.o' >"$tmp/mod/Kbuild"
 make -s -C "$headers" M="$tmp/mod" ccflags-y=-g modules >"$tmp/build.log" 2>&1 ||
 	{ cat "$tmp/build.log" >&2; exit 1; }
 ko=$tmp/mod/pstored_crashtest.ko
+nested_ko=$tmp/mod/symbolize_nested.ko
 
 # size FUNCTION: its st_size in hex, as the kernel prints it for a function padded to none
 size() { printf '0x%x' "0x$(nm -S "$ko" | awk -v f="$1" '$4 == f { print $2 }')"; }
@@ -70,10 +74,10 @@ oops() {
 }
 oops "$release" "$spin_size" >"$tmp/oops.txt"
 
-# addr2line FUNC+OFF: "function file:line" of each eu-addr2line -i line pair, innermost first,
-# file relative to the module's directory as pstorectl gives it.
+# addr2line FUNC+OFF [KO]: "function file:line" of each eu-addr2line -i line pair, innermost
+# first, file relative to the module's directory as pstorectl gives it.
 addr2line() {
-	eu-addr2line -e "$ko" -i -f "$1" | paste - - |
+	eu-addr2line -e "${2:-$ko}" -i -f "$1" | paste - - |
 		sed -E "s| inlined at [^\t]*||; s|\t| |; s|:[0-9]+$||; s|$tmp/mod/||"
 }
 # frames: "function file:line" of each frame and inlined call, as pstorectl --json gives them
@@ -102,6 +106,19 @@ check "decode: the inlined call" grep -qxF \
 check "decode --no-symbolize: the frames as the log has them" grep -qxF \
 	"   Call trace: crashtest_spin+$spin_off/$spin_size [pstored_crashtest]" \
 	<("$PSTORECTL" decode --no-symbolize --debug-dir="$tmp/mod" "$tmp/oops.txt")
+
+# Two inlined calls, one in the other: both, innermost first, then the frame's own line.
+outer_size=$(printf '0x%x' "0x$(nm -S "$nested_ko" | awk '$4 == "nested_outer" { print $2 }')")
+for ((off = 1; off < outer_size; off++)); do
+	[ "$(eu-addr2line -e "$nested_ko" -i -f "nested_outer+$off" | wc -l)" -eq 6 ] && break
+done
+outer_off=$(printf '0x%x' "$off")
+sed "s|crashtest_spin+$spin_off/$spin_size \[pstored_crashtest\]|nested_outer+$outer_off/$outer_size [symbolize_nested]|" \
+	"$tmp/oops.txt" >"$tmp/nested.txt"
+"$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/nested.txt" >"$tmp/nested.json"
+check "two nested inlined calls: both, as eu-addr2line gives them" diff -u \
+	<(addr2line "nested_outer+$outer_off" "$nested_ko") \
+	<(frames "$tmp/nested.json" | head -n 3)
 
 # A function of another size than the log's: another build, refused for every frame of it.
 oops "$release" 0x999 >"$tmp/wrong.txt"
