@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dlopen-util.h"
 #include "elf-note.h"
 #include "parse-util.h"
 #include "symbolize.h"
@@ -61,6 +62,33 @@ struct Symbolizer {
 	DebugFile *files;
 	size_t n_files;
 };
+
+/*
+ * libdebuginfod, loaded when a debug file is first looked for by build id, as libdwfl itself
+ * loads it: linked, it and libcurl's twenty libraries would load in every run, and it could not
+ * be an optional package.
+ */
+DLSYM_DEFINE(debuginfod_begin);
+DLSYM_DEFINE(debuginfod_end);
+DLSYM_DEFINE(debuginfod_find_debuginfo);
+DLSYM_DEFINE(debuginfod_get_user_data);
+DLSYM_DEFINE(debuginfod_set_user_data);
+DLSYM_DEFINE(debuginfod_set_progressfn);
+
+static int dlopen_debuginfod(void)
+{
+	static const DlSymbol symbols[] = {
+		DLSYM_ARG(debuginfod_begin),
+		DLSYM_ARG(debuginfod_end),
+		DLSYM_ARG(debuginfod_find_debuginfo),
+		DLSYM_ARG(debuginfod_get_user_data),
+		DLSYM_ARG(debuginfod_set_user_data),
+		DLSYM_ARG(debuginfod_set_progressfn),
+	};
+	static void *dl;
+
+	return dlopen_symbols(&dl, "libdebuginfod.so.1", symbols, ARRAY_SIZE(symbols));
+}
 
 static char *debuginfo_path = NULL;
 static const Dwfl_Callbacks offline_callbacks = {
@@ -115,7 +143,7 @@ Symbolizer *symbolizer_free(Symbolizer *s)
 	free(s->release);
 	json_decref(s->build_ids);
 	if (s->debuginfod)
-		debuginfod_end(s->debuginfod);
+		sym_debuginfod_end(s->debuginfod);
 	free(s);
 	return NULL;
 }
@@ -128,7 +156,7 @@ void symbolizer_set_progress(Symbolizer *s, SymbolizerProgress fn, void *userdat
 
 static int debuginfod_progress(debuginfod_client *c, long done, long total)
 {
-	Symbolizer *s = debuginfod_get_user_data(c);
+	Symbolizer *s = sym_debuginfod_get_user_data(c);
 
 	s->progress(s->fetching, done, total, s->progress_userdata);
 	return 0; /* go on */
@@ -262,15 +290,22 @@ static int find_by_build_id(Symbolizer *s, const char *what, const char *hex, ch
 	if (n < 0)
 		return n;
 	if (!s->debuginfod) {
-		s->debuginfod = debuginfod_begin();
+		const char *urls = getenv("DEBUGINFOD_URLS");
+
+		/* without servers it finds nothing, not even in its cache: not even loaded */
+		if (!urls || !*urls)
+			return -ENOENT;
+		if (dlopen_debuginfod() < 0)
+			return -EOPNOTSUPP;
+		s->debuginfod = sym_debuginfod_begin();
 		if (!s->debuginfod)
 			return -ENOMEM;
-		debuginfod_set_user_data(s->debuginfod, s);
+		sym_debuginfod_set_user_data(s->debuginfod, s);
 		if (s->progress)
-			debuginfod_set_progressfn(s->debuginfod, debuginfod_progress);
+			sym_debuginfod_set_progressfn(s->debuginfod, debuginfod_progress);
 	}
 	s->fetching = what;
-	return debuginfod_find_debuginfo(s->debuginfod, id, n, ret_path);
+	return sym_debuginfod_find_debuginfo(s->debuginfod, id, n, ret_path);
 }
 
 static int compare_by_place(const void *a, const void *b)

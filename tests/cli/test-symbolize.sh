@@ -26,7 +26,8 @@ unset DEBUGINFOD_URLS
 links() { readelf -d "$1" | grep -E 'NEEDED.*(libdw|libdebuginfod)' || :; }
 check "pstored links neither libdw nor libdebuginfod" eq "$(links "$PSTORED")" ""
 check "pstorectl links neither libdw nor libdebuginfod" eq "$(links "$PSTORECTL")" ""
-check "pstorectl-symbolize links libdw" grep -q libdw <(links "$top_builddir/cli/pstorectl-symbolize")
+check "pstorectl-symbolize links libdw, not libdebuginfod (loaded when needed)" eq \
+	"$(links "$top_builddir/cli/pstorectl-symbolize" | grep -o 'lib[a-z]*\.so[.0-9]*')" "libdw.so.1"
 
 headers=$(ls -d /usr/src/linux-headers-*/ 2>/dev/null | while read -r d; do
 	[ -f "$d/Module.symvers" ] && echo "$d"; done | head -n 1)
