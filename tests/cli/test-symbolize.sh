@@ -4,7 +4,8 @@
 # Symbolization with real parts: the system test's crash module (tests/system/crashtest/),
 # built with -g against the installed linux-headers, makes the trace; eu-addr2line on the same
 # addresses gives the lines the frames must get, the inlined call included, and two nested
-# inlined calls of tests/cli/symbolize-nested/. The module is
+# inlined calls of tests/cli/symbolize-nested/. The index of each module's symbols kept in
+# $XDG_CACHE_HOME is used, and when corrupt or hostile ignored and rebuilt. The module is
 # then served by build id from a real debuginfod, in a network namespace of the test's own
 # (debuginfod listens on every address). And the programs that must not link libdw or
 # libdebuginfod do not. Skipped (77) without linux-headers or elfutils.
@@ -21,6 +22,7 @@ cleanup() {
 trap cleanup EXIT
 . "$top_srcdir/tests/lib/checks.sh"
 unset DEBUGINFOD_URLS
+export XDG_CACHE_HOME=$tmp/cache
 
 # Neither pstored nor pstorectl links libdw or libdebuginfod: pstorectl-symbolize alone does.
 links() { readelf -d "$1" | grep -E 'NEEDED.*(libdw|libdebuginfod)' || :; }
@@ -120,6 +122,53 @@ sed "s|crashtest_spin+$spin_off/$spin_size \[pstored_crashtest\]|nested_outer+$o
 check "two nested inlined calls: both, as eu-addr2line gives them" diff -u \
 	<(addr2line "nested_outer+$outer_off" "$nested_ko") \
 	<(frames "$tmp/nested.json" | head -n 3)
+
+# The index of the module's symbols, kept by build id: used, and never trusted.
+index=$XDG_CACHE_HOME/pstored/symbolize/$(eu-readelf -n "$ko" | sed -n 's/^ *Build ID: //p')
+check "the symbol index is kept by build id, for the user alone" eq \
+	"$(stat -c '%a' "$(dirname "$index")") $(stat -c '%a %F' "$index")" "700 600 regular file"
+cp "$index" "$tmp/index.good"
+"$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/oops.txt" >"$tmp/decode-warm.json"
+check "with the index kept, the same frames" diff -u "$tmp/decode.json" "$tmp/decode-warm.json"
+# hostile NAME PYTHON [kept]: the index changed by PYTHON (on bytearray b, entries in e), then
+# used: the frames as before, and the index rebuilt as it was, unless kept (entries that still
+# give the right symbols where they are searched need no rebuilding).
+hostile() {
+	python3 -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read())
+e = [b[i:i + 8] for i in range(96, len(b), 8)]; $2
+open(sys.argv[1], 'wb').write(b)" "$index"
+	"$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/oops.txt" >"$tmp/decode-$1.json"
+	check "index $1: the same frames" diff -u "$tmp/decode.json" "$tmp/decode-$1.json"
+	[ "${3:-}" = kept ] || check "index $1: rebuilt" cmp "$tmp/index.good" "$index"
+	cp "$tmp/index.good" "$index"
+}
+n_entries=$(python3 -c "import sys; print(int.from_bytes(open(sys.argv[1], 'rb').read()[12:16], 'little'))" "$index")
+hostile truncated "b = b[:50]"
+hostile empty "b = b''"
+hostile longer "b += b'\0' * 8"
+hostile version "b[8] = 2"
+hostile "build id" "b[32] ^= 1"
+hostile "file size" "b[16] ^= 1"
+hostile "entry count" "b[12:16] = (2**31).to_bytes(4, 'little')"
+hostile "symbol out of range" "b[96:100] = (2**32 - 2).to_bytes(4, 'little')"
+hostile "null symbol" "b[96:100] = bytes(4)"
+# Entries in reverse: out of order, every lookup misses.
+hostile reversed "b = b[:96] + b''.join(reversed(e))"
+# Each entry's next symbol its own: a span of 0.
+hostile "next symbol" "b = b[:96] + b''.join(x[:4] + x[:4] for x in e)"
+# Each entry with the symbol of the one after it, its next symbol another's.
+hostile "symbols shifted" "b = b[:96] + b''.join(e[i - 1][:4] + e[i][4:] for i in range(len(e)))" kept
+check "the module's index has entries to change" test "$n_entries" -gt 2
+# A link planted where the index goes is replaced, not followed.
+rm "$index"
+ln -s "$tmp/planted" "$index"
+echo planted >"$tmp/planted"
+"$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/oops.txt" >"$tmp/decode-link.json"
+check "index a symlink: the same frames" diff -u "$tmp/decode.json" "$tmp/decode-link.json"
+check "index a symlink: replaced by the index, its target untouched" eq \
+	"$(cat "$tmp/planted"; test -L "$index" || cmp "$tmp/index.good" "$index" && echo ok)" \
+	"planted
+ok"
 
 # A function of another size than the log's: another build, refused for every frame of it.
 oops "$release" 0x999 >"$tmp/wrong.txt"
