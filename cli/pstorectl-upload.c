@@ -184,7 +184,7 @@ static int log_select_failure(const char *masked_url, const UploadHttpResponse *
 				       masked_url, escaped);
 	return log_error_errno(EIO,
 			       "ClickHouse at %s answered HTTP %ld: %s (is "
-			       "/usr/share/pstored/clickhouse/schema.sql applied, and may the "
+			       UPLOAD_CLICKHOUSE_SCHEMA " applied, and may the "
 			       "user of the URL read pstored.crashes?)",
 			       masked_url, resp->status, escaped);
 }

@@ -75,7 +75,9 @@ static Line decoded_module(const Line *l, size_t i)
 
 	while (end < l->len && !is_blank(l->s[end]))
 		end++;
-	if (end == start || skip_blanks(l, end) < l->len || end - start > NAME_MAX_LEN)
+	/* "(P)": arm64's mark of a frame taken from saved registers, since 6.14 */
+	if (end == start || skip_blanks(l, end) < l->len || end - start > NAME_MAX_LEN ||
+	    l->s[start] == '(')
 		return (Line){};
 	return (Line){l->s + start, end - start};
 }
@@ -271,7 +273,8 @@ bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller)
 /*
  * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
  * powerpc, riscv ("epc : func+0x2c/0x90"; an address alone on other CPUs' lines), mips,
- * loongarch, and s390's
+ * loongarch, parisc (the head of its instruction address queue: "IAOQ[0]: func+0x30/0x80"), and
+ * s390's
  * "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
  */
 bool parse_ip_line(const Line *l, Symbol *ret)
@@ -280,6 +283,7 @@ bool parse_ip_line(const Line *l, Symbol *ret)
 		"RIP: ",     "IP: ",  "EIP: ",	"EIP is at ", "pc : ",
 		"PC is at ", "NIP [", "epc : ", "epc: ",      "epc   : ", /* mips */
 		"ERA: ",						  /* loongarch */
+		"IAOQ[0]: ",						  /* parisc */
 	};
 
 	if (has_prefix(l, "Krnl PSW : ")) {

@@ -242,11 +242,13 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 		Line l = lines[i];
 		Symbol sym, next_caller = {};
 
-		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels */
-		if (i == start)
+		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels, x86-64's
+		 * "Call Trace: <ffffffff8016dfdc>{bio_free+48} <ffffffff803187e7>{...}" */
+		if (i == start) {
 			l = line_after(&l, trace_header_len(&l));
-		else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l) ||
-			 (skip_bare && l.bare) || l.continued)
+			line_trim(&l);
+		} else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l) ||
+			   (skip_bare && l.bare) || l.continued)
 			continue;
 		line_skip_marker(&l);
 		if (is_unnamed_frame(&l))

@@ -31,6 +31,9 @@
 #include "symbolize.h"
 #include "unaligned.h"
 
+/* What the kernel aligns a module's text to (PAGE_SIZE; 4 KiB on x86, up to 64 KiB on arm64). */
+#define MODULE_TEXT_ALIGN (64U * 1024)
+
 /* How deep below a directory a module's .ko is looked for: kernel/drivers/gpu/drm/i915/ is 5. */
 #define MODULE_SEARCH_DEPTH 8
 
@@ -72,6 +75,7 @@ struct Symbolizer {
 	json_t *build_ids;
 	char **debug_dirs;
 	debuginfod_client *debuginfod;
+	const char *fault_function; /* not owned: symbolizer_set_fault_function() */
 	SymbolizerProgress progress;
 	void *progress_userdata;
 	const char *fetching; /* what debuginfod downloads, for progress */
@@ -193,6 +197,11 @@ void symbolizer_set_progress(Symbolizer *s, SymbolizerProgress fn, void *userdat
 {
 	s->progress = fn;
 	s->progress_userdata = userdata;
+}
+
+void symbolizer_set_fault_function(Symbolizer *s, const char *function)
+{
+	s->fault_function = function;
 }
 
 static int debuginfod_progress(debuginfod_client *c, long done, long total)
@@ -710,6 +719,19 @@ static DebugFile *debug_file(Symbolizer *s, const char *module, int *error)
 }
 
 /*
+ * Whether size is what the kernel prints as the size of sym: the distance to the next symbol
+ * (kallsyms), which is st_size unless padding follows. For the last function of a section there
+ * is no next symbol: a module's kallsyms count to the end of its text, page-aligned
+ * ("crashtest_init+0x38/0x1000" for a function of 0x9e bytes in .init.text), less than a page
+ * (of at most MODULE_TEXT_ALIGN) past the function's end.
+ */
+static bool size_matches(const FunctionSymbol *sym, uint64_t size)
+{
+	return sym->size == size || sym->span == size ||
+	       (sym->span == 0 && size > sym->size && size - sym->size < MODULE_TEXT_ALIGN);
+}
+
+/*
  * Entry i of f's index as a symbol with its span, read from the file; false when the index does
  * not describe the file there.
  */
@@ -744,7 +766,7 @@ static int find_in_index(DebugFile *f, const char *function, bool have_size, uin
 			return -EBADMSG;
 		if (i == first)
 			*ret_any = sym;
-		if (!have_size || sym.size == size || sym.span == size) {
+		if (!have_size || size_matches(&sym, size)) {
 			*ret = sym;
 			return 1;
 		}
@@ -941,6 +963,7 @@ static int resolve_frame(Symbolizer *s, json_t *frames, size_t index, json_t **r
 	uint64_t addr;
 	DebugFile *f;
 	json_t *o = NULL;
+	bool at_fault;
 	Frame fr;
 	int r = 0;
 
@@ -972,8 +995,13 @@ static int resolve_frame(Symbolizer *s, json_t *frames, size_t index, json_t **r
 			return -ENOMEM;
 		return (*ret = unresolved(why)) ? 0 : -ENOMEM;
 	}
-	/* A return address is the instruction after the call: one back is in the call. */
-	addr = sym.addr + fr.offset - (index > 0 && fr.offset > 0);
+	/*
+	 * A return address is the instruction after the call: one back is in the call. Every frame
+	 * is one, but for a first frame in the faulting function: arm64 and RISC-V start the trace
+	 * at the pc, where x86 prints the RIP apart and starts the trace at its caller.
+	 */
+	at_fault = index == 0 && s->fault_function && streq(fr.function, s->fault_function);
+	addr = sym.addr + fr.offset - (!at_fault && fr.offset > 0);
 	snprintf(key, sizeof(key), "%zu:%" PRIx64, (size_t)(f - s->files), addr);
 	o = json_object_get(s->resolved, key);
 	if (o)

@@ -168,3 +168,15 @@ int upload_clickhouse_row_to_crash(json_t *row, json_t **ret)
 	*ret = TAKE_PTR(crash);
 	return 0;
 }
+
+bool upload_clickhouse_table_missing(long status, const char *body)
+{
+	static const char *const codes[] = {"Code: 60,", "Code: 60.", "Code: 81,", "Code: 81."};
+
+	if (status == 404)
+		return true;
+	for (size_t i = 0; body && i < ARRAY_SIZE(codes); i++)
+		if (strncmp(body, codes[i], strlen(codes[i])) == 0)
+			return true;
+	return false;
+}

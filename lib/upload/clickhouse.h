@@ -29,8 +29,12 @@
  */
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "crash-source.h"
+
+/* Where the packages install the schema (lib/upload/clickhouse/schema.sql). */
+#define UPLOAD_CLICKHOUSE_SCHEMA "/usr/share/pstored/clickhouse/schema.sql"
 
 #define UPLOAD_CLICKHOUSE_INSERT "INSERT INTO pstored.crashes FORMAT JSONEachRow\n"
 
@@ -55,3 +59,16 @@ int upload_clickhouse_row(const UploadCrashSource *src, json_t **ret);
  * no number, records that are not a JSON array).
  */
 int upload_clickhouse_row_to_crash(json_t *row, json_t **ret);
+
+/*
+ * Whether ClickHouse's answer says that pstored.crashes or its database does not exist: HTTP
+ * 404, which ClickHouse answers for both, or the codes of its errors UNKNOWN_TABLE (60) and
+ * UNKNOWN_DATABASE (81) at the start of the body ("Code: 60, e.displayText() = ..." in 18.16,
+ * "Code: 60. DB::Exception: ..." since). The schema is to be applied: the crashes wait for it.
+ */
+bool upload_clickhouse_table_missing(long status, const char *body);
+
+/* What is added to the message of such an answer. */
+#define UPLOAD_CLICKHOUSE_TABLE_MISSING_HINT                                                       \
+	" (no table pstored.crashes there: apply " UPLOAD_CLICKHOUSE_SCHEMA                        \
+	" with clickhouse-client --multiquery; the crashes stay queued)"

@@ -485,12 +485,23 @@ static int target_url(TargetRun *t, const HostFacts *host, json_t *crash, const 
 	return r < 0 ? upload_oom(t->o) : 0;
 }
 
+/*
+ * What the collector's answer (or a network error) makes of the crashes sent. A ClickHouse
+ * without the table is a server still to set up, not one that refuses them.
+ */
+static UploadOutcome answer_outcome(const TargetRun *t, const UploadHttpResponse *resp, bool is_put)
+{
+	if (resp->status == 0 || (t->cfg->type == PSTORED_TARGET_CLICKHOUSE &&
+				  upload_clickhouse_table_missing(resp->status, resp->body)))
+		return UPLOAD_RETRY;
+	return upload_outcome_from_status(resp->status, is_put);
+}
+
 /* The crash's new upload state after the collector's answer (or a network error). */
 static json_t *state_after_answer(TargetRun *t, const UploadHttpResponse *resp, bool is_put,
 				  unsigned attempts, usec_t now, size_t len, SendResult *res)
 {
-	UploadOutcome outcome =
-		resp->status == 0 ? UPLOAD_RETRY : upload_outcome_from_status(resp->status, is_put);
+	UploadOutcome outcome = answer_outcome(t, resp, is_put);
 	usec_t next;
 	json_t *state;
 
@@ -720,6 +731,14 @@ static int batch_insert(TargetRun *t, const char *body, size_t len, BatchCrash *
 	if (r < 0)
 		return upload_oom(t->o);
 	message = upload_answer_describe(t->cfg->name, t->url, &resp);
+	if (message && upload_clickhouse_table_missing(resp.status, resp.body)) {
+		char *m;
+
+		if (asprintf(&m, "%s" UPLOAD_CLICKHOUSE_TABLE_MISSING_HINT, message) < 0)
+			m = NULL;
+		free(message);
+		message = m;
+	}
 	for (size_t i = 0; message && i < n; i++) {
 		BatchCrash *b = &batch[i];
 
