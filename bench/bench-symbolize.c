@@ -356,8 +356,8 @@ static int bench(const Paths *p, const char *release, off_t vmlinux_size)
 	if (r < 0)
 		return log_error_errno(r, "Failed to write %s: %m", p->empty);
 
-	/* eu-addr2line -e VMLINUX --pretty-print -f -i FUNC+OFF...: the same addresses, each
-	 * return address (all frames but the first) less one */
+	/* eu-addr2line -e VMLINUX --pretty-print -f -i FUNC+OFF...: the same addresses, each a
+	 * return address less one (x86 prints the faulting RIP apart, in a module here) */
 	eu_argv = calloc(n + 7, sizeof(char *));
 	if (!eu_argv)
 		return log_oom();
@@ -369,7 +369,7 @@ static int bench(const Paths *p, const char *release, off_t vmlinux_size)
 	eu_argv[5] = (char *)"-i";
 	for (size_t i = 0; i < n; i++)
 		if (asprintf(&eu_argv[6 + i], "%s+0x%lx", frames[i].function,
-			     frames[i].offset - (i > 0 && frames[i].offset > 0)) < 0)
+			     frames[i].offset - (frames[i].offset > 0)) < 0)
 			return log_oom();
 
 	cold_ours = calloc(arg_rounds, sizeof(Run));
