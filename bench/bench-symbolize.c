@@ -216,20 +216,26 @@ static void print_runs(const char *label, const Run *runs, size_t n)
 	       m.max_rss_kib / 1024.0);
 }
 
-/* "file:line" ends with the path pstorectl gives relative to the compilation directory. */
+/* eu's "FILE:LINE" of len bytes ends with want, the path pstorectl gives relative to the
+ * compilation directory and the line. */
+static bool ends_with_place(const char *eu, size_t len, const char *want)
+{
+	size_t n = strlen(want);
+
+	return len >= n && strncmp(eu + len - n, want, n) == 0 &&
+	       (len == n || eu[len - n - 1] == '/' || want[0] == '/');
+}
+
+/* eu-addr2line's "FILE:LINE:COLUMN", or "FILE:LINE" where there is no column (assembler). */
 static bool same_place(const char *eu, const char *file, json_int_t line)
 {
 	_cleanup_free_ char *want = NULL;
 	const char *colon = strrchr(eu, ':');
-	size_t n, len;
 
-	/* eu-addr2line prints file:line:column */
-	if (!colon || asprintf(&want, "%s:%lld", file, (long long)line) < 0)
+	if (asprintf(&want, "%s:%lld", file, (long long)line) < 0)
 		return false;
-	n = strlen(want);
-	len = (size_t)(colon - eu);
-	return len >= n && strncmp(eu + len - n, want, n) == 0 &&
-	       (len == n || eu[len - n - 1] == '/' || want[0] == '/');
+	return ends_with_place(eu, strlen(eu), want) ||
+	       (colon && ends_with_place(eu, (size_t)(colon - eu), want));
 }
 
 /*
