@@ -157,8 +157,14 @@ typedef struct LogScan {
 } LogScan;
 
 /* lines.c: the log's lines, without prefixes, wrapped lines joined. */
-int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *ret_prefixed);
-int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf);
+/* How many lines have text, and how many of those had a prefix. */
+typedef struct LineCounts {
+	size_t texts, prefixed;
+} LineCounts;
+
+int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts);
+int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf,
+		       size_t *ret_joined);
 
 /* events.c: what a line reports. */
 LogHas log_has(const char *log, size_t len);
@@ -173,7 +179,7 @@ const char *event_reason(Event e);
 
 /* symbols.c: frames and instruction pointers as each architecture and era prints them. */
 bool parse_symbol(const Line *l, Symbol *ret);
-size_t parse_brace_symbol(const Line *l, size_t i, Symbol *ret);
+size_t parse_angle_frame(const Line *l, size_t i, Symbol *ret);
 bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller);
 bool parse_ip_line(const Line *l, Symbol *ret);
 bool parse_message_symbol(const Line *l, Symbol *ret);
