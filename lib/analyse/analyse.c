@@ -150,8 +150,10 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	if (r < 0)
 		return r;
 	n = drop_double_spacing(lines, n);
-	/* quoted-printable: "=3D" for '=', "=20" for a blank at the end of a line */
-	qp = log_contains(log, len, "=3D") || log_contains(log, len, "=20");
+	/* quoted-printable: "=3D" for '=', "=20" for a blank at the end of a line, or soft line
+	 * breaks on several lines, which no kernel line ends with */
+	qp = log_contains(log, len, "=3D") || log_contains(log, len, "=20") ||
+	     counts.soft_breaks >= 3;
 	/* a third of the lines with a prefix is the log's own when a mail client wrapped the rest:
 	 * the lines without one are those that went on */
 	r = join_wrapped_lines(lines, n, qp, counts.prefixed * 3 > counts.texts, &joined, &joins);

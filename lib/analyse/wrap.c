@@ -131,7 +131,8 @@ static bool ends_with_offset(const Line *l)
 
 /* A module alone at the start of l, "[dvb_core]", followed by the end or a word: the rest of a
  * frame or an instruction pointer ("EIP: [<f8cec1b2>] dvb_demux_release+0x43/0x183" and
- * "[dvb_core] SS:ESP 0068:e7935f58"). */
+ * "[dvb_core] SS:ESP 0068:e7935f58"), or in a log whose lines have a prefix, of a frame that
+ * was itself cut before ("submit_channel_request+0x3fd/0x=", "780", "[amdgpu]"). */
 static bool is_module_rest(const Line *l)
 {
 	size_t i = 1;
@@ -211,7 +212,7 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 	     has_prefix(first, "NMI watchdog: BUG: soft lockup")) &&
 	    !line_find(first, "s! [") && line_find(second, "s! ["))
 		return WRAP_BLANK;
-	if (is_module_rest(second) && ends_with_offset(first))
+	if (is_module_rest(second) && (ends_with_offset(first) || (prefixed && second->bare)))
 		return WRAP_BLANK;
 	/* format=flowed: a line that ends with a blank goes on in the next, which lacks the
 	 * prefix every line of the log has */
