@@ -138,9 +138,10 @@ Event classify_in(const Line *l, const LogHas *has)
 	    line_find(l, " stall"))
 		return EVENT_RCU_STALL;
 	/* 6.16 and later: "WARNING: mm/memblock.c:904 at __free_reserved_area+0xd3/0xf0, CPU#0:
-	 * swapper/0/0" */
+	 * swapper/0/0"; UBSAN's reports are of a WARNING's kind, the kernel going on unless
+	 * panic_on_warn is set ("UBSAN: array-index-out-of-bounds in drivers/...") */
 	if (has_prefix(l, "WARNING: CPU: ") || has_prefix(l, "WARNING: at ") ||
-	    is_lockdep_warning(l) ||
+	    has_prefix(l, "UBSAN: ") || is_lockdep_warning(l) ||
 	    (has_prefix(l, "WARNING: ") && line_find(l, " at ") && line_find(l, ", CPU#")))
 		return EVENT_WARNING;
 	/* x86-64 before 2.6.18: "Kernel BUG at "fs/exec.c":777" */
