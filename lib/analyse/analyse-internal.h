@@ -157,9 +157,10 @@ typedef struct LogScan {
 } LogScan;
 
 /* lines.c: the log's lines, without prefixes, wrapped lines joined. */
-/* How many lines have text, and how many of those had a prefix. */
+/* How many lines have text, how many of those had a prefix, and how many end with '=' (the soft
+ * line breaks of a quoted-printable mail). */
 typedef struct LineCounts {
-	size_t texts, prefixed;
+	size_t texts, prefixed, soft_breaks;
 } LineCounts;
 
 int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts);

@@ -133,7 +133,8 @@ static int analysis_add_frame(DmesgAnalysis *a, const Symbol *sym)
 /*
  * A frame that the kernel could not name, an address alone: powerpc's "[c000000010ff3a30]
  * [c000000010ff3ad0] 0xc000000010ff3ad0 (unreliable)", x86's " [<ffffffffa0001234>]
- * 0xffffffffa0001234". The trace goes on after it.
+ * 0xffffffffa0001234", and since 4.x, without the brackets, " ? 0xffffffffc048d000" (the
+ * freed init text of a module whose init oopsed). The trace goes on after it.
  */
 static bool is_unnamed_frame(const Line *l)
 {
@@ -146,6 +147,8 @@ static bool is_unnamed_frame(const Line *l)
 			return false;
 		i = skip_blanks(l, j + 1);
 	}
+	if (i + 1 < l->len && l->s[i] == '?' && l->s[i + 1] == ' ')
+		i = skip_blanks(l, i + 2);
 	if (i == 0 || i + 2 >= l->len || l->s[i] != '0' || l->s[i + 1] != 'x')
 		return false;
 	j = skip_hex(l, i + 2);
@@ -153,15 +156,15 @@ static bool is_unnamed_frame(const Line *l)
 }
 
 /*
- * The checks and reports that KASAN, HWASan and KMSAN compile into every memory access
- * ("__asan_load8", "__hwasan_check_x1_67043328", "kasan_check_range", "__kasan_report"): they
- * are where a bug is found, not where it is.
+ * The checks and reports that KASAN, HWASan, KMSAN and UBSAN compile into the code
+ * ("__asan_load8", "__hwasan_check_x1_67043328", "kasan_check_range", "__kasan_report",
+ * "__ubsan_handle_out_of_bounds"): they are where a bug is found, not where it is.
  */
 bool is_sanitizer_helper(const Line *name)
 {
 	static const char *const prefixes[] = {
 		"__asan_", "__hwasan_",		  "__kasan_", "kasan_", "__msan_",
-		"kmsan_",  "check_memory_region",
+		"kmsan_",  "check_memory_region", "__ubsan_", "ubsan_",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)

@@ -131,7 +131,8 @@ static bool ends_with_offset(const Line *l)
 
 /* A module alone at the start of l, "[dvb_core]", followed by the end or a word: the rest of a
  * frame or an instruction pointer ("EIP: [<f8cec1b2>] dvb_demux_release+0x43/0x183" and
- * "[dvb_core] SS:ESP 0068:e7935f58"). */
+ * "[dvb_core] SS:ESP 0068:e7935f58"), or in a log whose lines have a prefix, of a frame that
+ * was itself cut before ("submit_channel_request+0x3fd/0x=", "780", "[amdgpu]"). */
 static bool is_module_rest(const Line *l)
 {
 	size_t i = 1;
@@ -145,6 +146,25 @@ static bool is_module_rest(const Line *l)
 		return false;
 	i = skip_blanks(l, i + 1);
 	return i == l->len || (l->s[i] != '[' && i > 0 && is_blank(l->s[i - 1]));
+}
+
+/*
+ * An arm frame cut before the function it was called from ends: "[<c0283c30>]
+ * (sock_sendmsg+0xa0/0xc4) from [<bf01837c>]" and "(SendCanTime+0x10c/0x180 [cantime])",
+ * "[<bf014234>] (cinergyt2_submit_stream_urb+0x0/0xa4 [cinergyT2]) from" and "[<bf0143f4>]
+ * (...)", "[<bf003e80>] (dmx_section_feed_start_filtering+0x0/0x19c [dvb_core])" and "from
+ * [<bf0016e8>] (...)". A whole frame ends with the caller's ')'.
+ */
+static bool is_cut_arm_frame(const Line *first, const Line *second)
+{
+	return has_prefix(first, "[<") && line_find(first, ">] (") && !line_ends_with(first, ")") &&
+	       (second->s[0] == '(' || has_prefix(second, "[<"));
+}
+
+static bool is_arm_frame_rest(const Line *first, const Line *second)
+{
+	return has_prefix(first, "[<") && line_find(first, ">] (") && line_ends_with(first, ")") &&
+	       !line_find(first, ") from [<") && has_prefix(second, "from [<");
 }
 
 /* How a line goes on in the next one, when a console, a mail client or a copy and paste
@@ -192,7 +212,7 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 	     has_prefix(first, "NMI watchdog: BUG: soft lockup")) &&
 	    !line_find(first, "s! [") && line_find(second, "s! ["))
 		return WRAP_BLANK;
-	if (is_module_rest(second) && ends_with_offset(first))
+	if (is_module_rest(second) && (ends_with_offset(first) || (prefixed && second->bare)))
 		return WRAP_BLANK;
 	/* format=flowed: a line that ends with a blank goes on in the next, which lacks the
 	 * prefix every line of the log has */
@@ -220,9 +240,7 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 	if ((has_prefix(first, "BUG: ") && line_ends_with(first, " in")) ||
 	    (line_ends_with(first, " by") && has_prefix(second, "task ")))
 		return WRAP_BLANK;
-	/* an arm frame without the function it was called from: "[<c0283c30>] (sock_sendmsg+0xa0/0xc4)
-	 * from [<bf01837c>]" and "(SendCanTime+0x10c/0x180 [cantime])" */
-	if (line_ends_with(first, ">]") && line_find(first, ") from [<") && second->s[0] == '(')
+	if (is_cut_arm_frame(first, second) || is_arm_frame_rest(first, second))
 		return WRAP_BLANK;
 	/* "RIP:" alone, and "0010:func+0x2d6/0xbe0 [mod]" on the next line */
 	if (line_is(first, "RIP:") || line_is(first, "EIP:")) {
