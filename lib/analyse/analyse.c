@@ -214,17 +214,28 @@ int dmesg_analysis_to_json(const DmesgAnalysis *a, json_t **ret)
 	if (r < 0)
 		return r;
 
-	o = json_pack(
-		"{s:s,s:o,s:o,s:o,s:O,s:O,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "reason", a->reason, "message",
-		json_string_or_null(a->message), "function", json_string_or_null(a->function),
-		"module", json_string_or_null(a->module), "call_trace", trace, "frames", frames,
-		"taint", json_string_or_null(a->taint), "kernel_version",
-		json_string_or_null(a->kernel_version), "kernel_package",
-		json_string_or_null(a->kernel_package), "comm", json_string_or_null(a->comm), "pid",
-		a->pid >= 0 ? json_integer(a->pid) : json_null(), "hardware",
-		json_string_or_null(a->hardware), "signature", json_string_or_null(a->signature));
+	o = json_pack("{s:s,s:o,s:o,s:o,s:O,s:O,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "reason", a->reason,
+		      "message", json_string_or_null(a->message), "function",
+		      json_string_or_null(a->function), "module", json_string_or_null(a->module),
+		      "call_trace", trace, "frames", frames, "taint", json_string_or_null(a->taint),
+		      "kernel_version", json_string_or_null(a->kernel_version), "kernel_package",
+		      json_string_or_null(a->kernel_package), "comm", json_string_or_null(a->comm),
+		      "pid", a->pid >= 0 ? json_integer(a->pid) : json_null(), "hardware",
+		      json_string_or_null(a->hardware), "signature",
+		      json_string_or_null(a->signature));
 	if (!o)
 		return -ENOMEM;
 	*ret = TAKE_PTR(o);
 	return 0;
+}
+
+int dmesg_analyse_json(const char *log, size_t len, json_t **ret)
+{
+	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
+	int r;
+
+	r = dmesg_analyse(log, len, &a);
+	if (r < 0)
+		return r;
+	return dmesg_analysis_to_json(a, ret);
 }
