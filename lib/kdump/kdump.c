@@ -396,3 +396,49 @@ int kdump_dmesg_read(int root_fd, const KdumpDump *d, size_t max, char **ret, si
 	*ret_len = len;
 	return 0;
 }
+
+/* The printk time at the start of the line p ... eol: "[ SSSS.UUUUUU]", after "<N>" if any. */
+static int line_time(const char *p, const char *eol, uint64_t *ret)
+{
+	uint64_t sec = 0, usec = 0;
+	size_t digits = 0;
+
+	if (p < eol && *p == '<') {
+		while (p < eol && *p != '>')
+			p++;
+		if (p < eol)
+			p++;
+	}
+	if (p >= eol || *p++ != '[')
+		return -ENOENT;
+	while (p < eol && *p == ' ')
+		p++;
+	for (; p < eol && *p >= '0' && *p <= '9' && digits < 12; p++, digits++)
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	if (digits == 0 || p >= eol || *p++ != '.')
+		return -ENOENT;
+	for (digits = 0; p < eol && *p >= '0' && *p <= '9'; p++, digits++)
+		if (digits < 6)
+			usec = usec * 10 + (uint64_t)(*p - '0');
+	if (digits == 0 || p >= eol || *p != ']')
+		return -ENOENT;
+	for (; digits < 6; digits++)
+		usec *= 10;
+	*ret = sec * 1000000ULL + usec;
+	return 0;
+}
+
+int kdump_line_time(const char *log, size_t len, const char *text, uint64_t *ret)
+{
+	const char *hit, *start, *eol;
+
+	if (!text || !*text)
+		return -ENOENT;
+	hit = memmem(log, len, text, strlen(text));
+	if (!hit)
+		return -ENOENT;
+	for (start = hit; start > log && start[-1] != '\n'; start--)
+		;
+	eol = memchr(hit, '\n', (size_t)(log + len - hit)) ?: log + len;
+	return line_time(start, eol, ret);
+}

@@ -100,3 +100,12 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(KdumpScan *, kdump_scan_free);
  */
 int kdump_dmesg_read(int root_fd, const KdumpDump *d, size_t max, char **ret, size_t *ret_len,
 		     bool *ret_cut);
+
+/*
+ * The printk time (µs since boot) of the first line of log that holds text,
+ * as both a kdump dmesg and a pstore record print it: "[  42.000001] text",
+ * after a "<N>" level if there is one. -ENOENT if no line holds text, or that
+ * line has no time. With the analysis's report line as text, the time and
+ * the text name one event of one boot: what kdump and pstore both caught.
+ */
+int kdump_line_time(const char *log, size_t len, const char *text, uint64_t *ret);

@@ -44,7 +44,8 @@ static void put(const char *path, const char *text)
 		(void)mkdirat(root_fd, dir, 0755);
 	}
 	free(dir);
-	cr_assert_eq(write_file_at(root_fd, path, O_TRUNC, 0644, text, strlen(text)), 0, "%s", path);
+	cr_assert_eq(write_file_at(root_fd, path, O_TRUNC, 0644, text, strlen(text)), 0, "%s",
+		     path);
 }
 
 /* A dump as kdump-tools leaves it once it is done. */
@@ -122,7 +123,8 @@ Test(kdump, hostile_directories)
 	cr_assert_eq(mkdirat(root_fd, "202612072211/dmesg.202612072211", 0755), 0);
 	put("202612072212/dump.202612072212", "core");
 	put("elsewhere", "secret\n");
-	cr_assert_eq(linkat(root_fd, "elsewhere", root_fd, "202612072212/dmesg.202612072212", 0), 0);
+	cr_assert_eq(linkat(root_fd, "elsewhere", root_fd, "202612072212/dmesg.202612072212", 0),
+		     0);
 	/* the directory is a link */
 	cr_assert_eq(symlinkat("202612072201", root_fd, "202612072213"), 0);
 	/* a name that no log line or journal field should carry */
@@ -134,21 +136,21 @@ Test(kdump, hostile_directories)
 
 	cr_assert_eq(kdump_scan(root_fd, 64, &s), 0);
 	text = describe(s);
-	cr_assert_str_eq(text,
-			 "dump 202612072201 dmesg.202612072201 dump.202612072201\n"
-			 "dump 202612072202 dmesg.202612072202 vmcore.202612072202\n"
-			 "dump 202612072203 dmesg.202612072203 dump.202612072203.xz\n"
-			 "dump host-202612072204 dmesg.202612072204 dump.202612072204\n"
-			 "skip 2026\n1207: name not valid UTF-8 or with control characters\n"
-			 "skip 202612072205: incomplete, the capture is writing it or was cut short\n"
-			 "skip 202612072206: incomplete, the capture is writing it or was cut short\n"
-			 "skip 202612072207: incomplete, the capture is writing it or was cut short\n"
-			 "skip 202612072208: no dmesg file\n"
-			 "skip 202612072209: symbolic link\n"
-			 "skip 202612072210: dmesg is not a regular file of one name\n"
-			 "skip 202612072211: dmesg is not a regular file of one name\n"
-			 "skip 202612072212: dmesg is not a regular file of one name\n"
-			 "skip 202612072213: symbolic link\n");
+	cr_assert_str_eq(
+		text, "dump 202612072201 dmesg.202612072201 dump.202612072201\n"
+		      "dump 202612072202 dmesg.202612072202 vmcore.202612072202\n"
+		      "dump 202612072203 dmesg.202612072203 dump.202612072203.xz\n"
+		      "dump host-202612072204 dmesg.202612072204 dump.202612072204\n"
+		      "skip 2026\n1207: name not valid UTF-8 or with control characters\n"
+		      "skip 202612072205: incomplete, the capture is writing it or was cut short\n"
+		      "skip 202612072206: incomplete, the capture is writing it or was cut short\n"
+		      "skip 202612072207: incomplete, the capture is writing it or was cut short\n"
+		      "skip 202612072208: no dmesg file\n"
+		      "skip 202612072209: symbolic link\n"
+		      "skip 202612072210: dmesg is not a regular file of one name\n"
+		      "skip 202612072211: dmesg is not a regular file of one name\n"
+		      "skip 202612072212: dmesg is not a regular file of one name\n"
+		      "skip 202612072213: symbolic link\n");
 	cr_assert_eq(s->n_dumps_seen, 4);
 	cr_assert_eq(s->n_skipped_seen, 10);
 }
@@ -253,7 +255,9 @@ Test(kdump, dmesg_read_swapped)
 	cr_assert_eq(symlinkat("/etc/passwd", root_fd, "202612072201/dmesg.202612072201"), 0);
 	cr_assert_eq(kdump_dmesg_read(root_fd, &s->dumps[0], 4096, &buf, &len, &cut), -ELOOP);
 	put("202612072201/new", "[ 1.0] another file\n");
-	cr_assert_eq(renameat(root_fd, "202612072201/new", root_fd, "202612072201/dmesg.202612072201"), 0);
+	cr_assert_eq(
+		renameat(root_fd, "202612072201/new", root_fd, "202612072201/dmesg.202612072201"),
+		0);
 	cr_assert_eq(kdump_dmesg_read(root_fd, &s->dumps[0], 4096, &buf, &len, &cut), -ESTALE);
 	cr_assert_eq(renameat(root_fd, "202612072201", root_fd, "gone"), 0);
 	cr_assert_eq(kdump_dmesg_read(root_fd, &s->dumps[0], 4096, &buf, &len, &cut), -ESTALE);
@@ -282,4 +286,38 @@ Test(kdump, unreadable)
 	cr_assert_eq(fchmodat(root_fd, "202612072202", 0755, 0), 0);
 	cr_assert_eq(fchmodat(root_fd, "202612072201/dmesg.202612072201", 0, 0), 0);
 	cr_assert_eq(kdump_dmesg_read(root_fd, &s->dumps[0], 4096, &buf, &len, &cut), -EACCES);
+}
+
+Test(kdump, line_time)
+{
+	static const struct {
+		const char *log, *text;
+		int ret;
+		uint64_t usec;
+	} cases[] = {
+		{"[    0.0] a\n[   42.123500] Kernel panic - not syncing: x\n", "Kernel panic", 0,
+		 42123500},
+		{"x\n<0>[  100.000002] Kernel panic - not syncing: x", "Kernel panic", 0,
+		 100000002},
+		/* the first line that holds the text */
+		{"[ 1.5] BUG: a\n[ 2.5] BUG: a\n", "BUG: a", 0, 1500000},
+		/* printk prints 6 digits; fewer are microseconds all the same, more are cut */
+		{"[7.1234567] t\n", "t", 0, 7123456},
+		{"[123456789012.000001] t\n", "t", 0, 123456789012000001ULL},
+		{"[ 1.0] other\n", "Kernel panic", -ENOENT},
+		{"Kernel panic - not syncing: x\n", "Kernel panic", -ENOENT},
+		{"[ 1.0 Kernel panic\n", "Kernel panic", -ENOENT},
+		{"[ .5] Kernel panic\n", "Kernel panic", -ENOENT},
+		{"[1234567890123.0] t\n", "t", -ENOENT},
+		{"<0", "<0", -ENOENT},
+		{"[ 1.0] t\n", "", -ENOENT},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t t = 4242;
+
+		cr_assert_eq(kdump_line_time(cases[i].log, strlen(cases[i].log), cases[i].text, &t),
+			     cases[i].ret, "case %zu", i);
+		cr_assert_eq(t, cases[i].ret == 0 ? cases[i].usec : 4242, "case %zu", i);
+	}
 }
