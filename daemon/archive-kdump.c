@@ -134,22 +134,15 @@ static bool crash_has_kdump(json_t *crash, const char *sha256)
 	return k && (!sha256 || (h && streq(h, sha256)));
 }
 
-static bool crash_is_kdump_only(json_t *crash)
-{
-	json_t *sources = json_object_get(crash, "sources");
-
-	return json_array_size(sources) == 1 &&
-	       streq(json_string_value(json_array_get(sources, 0)) ?: "", "kdump");
-}
-
 /*
- * The pstore crash of the store that caught the same panic as the dump: a
- * kernel crash stored within KDUMP_JOIN_WINDOW_USEC of it whose analysis
- * found the same report line, which its log prints at the same printk time.
- * Returns 1 and *ret_id if there is one.
+ * The crash of the store that caught the same panic as the dump: a kernel
+ * crash stored within KDUMP_JOIN_WINDOW_USEC of it whose analysis found the
+ * same report line, which its log prints at the same printk time, and that
+ * holds no other kdump dump (sha256: of this one's dmesg). Returns 1 and
+ * *ret_id if there is one.
  */
 static int find_same_panic(Archive *a, const KdumpDump *d, const char *log, size_t len,
-			   const DmesgAnalysis *analysis,
+			   const DmesgAnalysis *analysis, const char *sha256,
 			   char ret_id[static STORE_CRASH_ID_LEN + 1])
 {
 	json_auto_t *summaries = NULL;
@@ -174,8 +167,8 @@ static int find_same_panic(Archive *a, const KdumpDump *d, const char *log, size
 		    !streq(json_string_value(json_object_get(s, "kind")) ?: "", "kernel-crash") ||
 		    (uint64_t)llabs((long long)time - (long long)d->time) > KDUMP_JOIN_WINDOW_USEC)
 			continue;
-		/* A crash of kdump alone is not a pstore crash to join. */
-		if (store_load_crash(a->store, id, &crash) < 0 || crash_is_kdump_only(crash))
+		if (store_load_crash(a->store, id, &crash) < 0 ||
+		    (crash_has_kdump(crash, NULL) && !crash_has_kdump(crash, sha256)))
 			continue;
 		r = read_stored_log(a, id);
 		if (r < 0)
@@ -220,8 +213,8 @@ static int store_kdump_crash(Archive *a, const KdumpDump *d, const char *id, con
 			     size_t len, bool cut, const char *sha256)
 {
 	_cleanup_(store_txn_freep) StoreTxn *txn = NULL;
-	_cleanup_free_ char *record = NULL;
-	json_auto_t *crash = NULL, *upload = NULL;
+	_cleanup_free_ char *path = NULL;
+	json_auto_t *crash = NULL, *upload = NULL, *record = NULL;
 	char boot[SD_ID128_STRING_MAX];
 	const char *crashed;
 	int r;
@@ -230,17 +223,17 @@ static int store_kdump_crash(Archive *a, const KdumpDump *d, const char *id, con
 	upload = crash_upload_new(a, true);
 	if (!upload)
 		return log_oom();
-	crash = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:b, s:[], s:[], s:[{s:s, s:I, "
-			  "s:s, s:I}], "
-			  "s:[], s:O, s:[s], s:o}",
+	record = json_pack("{s:s, s:I, s:s, s:I}", "name", d->dmesg_name, "size", (json_int_t)len,
+			   "sha256", sha256, "time", (json_int_t)d->time);
+	crash = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:b, s:[], s:[], s:[O], s:[], "
+			  "s:O, s:[s], s:o}",
 			  "schema_version", STORE_SCHEMA_VERSION, "id", id, "kind", "kernel-crash",
 			  "reason", "unknown", "time", (json_int_t)d->time, "archived_at",
 			  (json_int_t)now_usec(), "boot_id", a->boot_id, "machine_id",
 			  a->machine_id, "complete", !cut, "parts_missing", "truncated", "records",
-			  "name", d->dmesg_name, "size", (json_int_t)len, "sha256", sha256, "time",
-			  (json_int_t)d->time, "logs", "upload", upload, "sources", "kdump",
-			  "kdump", kdump_json(a, d, sha256));
-	if (!crash || !json_object_get(crash, "kdump"))
+			  record, "logs", "upload", upload, "sources", "kdump", "kdump",
+			  kdump_json(a, d, sha256));
+	if (!record || !crash || !json_object_get(crash, "kdump"))
 		return log_oom();
 	crashed = crashed_boot(a, d->time, boot);
 	if (crashed && json_object_set_new(crash, "crashed_boot_id", json_string(crashed)) < 0)
@@ -257,9 +250,9 @@ static int store_kdump_crash(Archive *a, const KdumpDump *d, const char *id, con
 	r = store_txn_begin(a->store, id, &txn);
 	if (r < 0)
 		return log_error_errno(r, "%s: cannot add crash %s: %m", store_path(a->store), id);
-	if (asprintf(&record, "records/%s", d->dmesg_name) < 0)
+	if (asprintf(&path, "records/%s", d->dmesg_name) < 0)
 		return log_oom();
-	r = store_txn_write_file(txn, record, log, len);
+	r = store_txn_write_file(txn, path, log, len);
 	if (r >= 0)
 		r = store_txn_write_file(txn, "dmesg.txt", log, len);
 	if (r >= 0)
@@ -412,11 +405,14 @@ static int take_dump(Archive *a, const KdumpDump *d, KdumpTakenEntry *ret)
 	if (dmesg_analyse(log, len, &analysis) < 0)
 		return log_oom();
 
-	r = find_same_panic(a, d, log, len, analysis, ret->crash_id);
-	if (r < 0)
-		return r;
-	if (r > 0)
-		return join_crash(a, d, hex, ret->crash_id);
+	/* One of its own first: its journal entry may still be missing (crash_plan()). */
+	if (!store_has_crash(a->store, id)) {
+		r = find_same_panic(a, d, log, len, analysis, hex, ret->crash_id);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			return join_crash(a, d, hex, ret->crash_id);
+	}
 
 	r = crash_plan(a, id, &plan);
 	if (r < 0)
