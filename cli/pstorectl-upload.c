@@ -10,15 +10,18 @@
  * without waiting for their backoff (lib/upload/upload.h), with a line per
  * crash (a progress bar on a terminal) and a summary.
  *
- *   pstorectl-upload --clickhouse-select=URL
+ *   pstorectl-upload --clickhouse-select=URL [--clickhouse-groups]
  *
  * The reader of "pstorectl --clickhouse=URL": the crashes of the ClickHouse
  * server at URL on stdout, one JSONEachRow line each, as
- * UPLOAD_CLICKHOUSE_SELECT (upload/clickhouse.h) reads them.
+ * UPLOAD_CLICKHOUSE_SELECT (upload/clickhouse.h) reads them; or their groups
+ * as "list --group" shows them, aggregated by ClickHouse
+ * (UPLOAD_CLICKHOUSE_GROUP_SELECT).
  */
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,13 +83,15 @@ static void show_event(const UploadEvent *e, void *userdata)
 }
 
 static int parse_argv(int argc, char *argv[], const char **ret_store_dir,
-		      const char **ret_clickhouse_url)
+		      const char **ret_clickhouse_url, bool *ret_clickhouse_groups)
 {
-	enum { ARG_STORE_DIR = 0x100, ARG_LOG_LEVEL, ARG_CLICKHOUSE_SELECT };
+	enum { ARG_STORE_DIR = 0x100, ARG_LOG_LEVEL, ARG_CLICKHOUSE_SELECT, ARG_CLICKHOUSE_GROUPS };
 	static const OptionSpec options[] = {
 		{"store-dir", required_argument, ARG_STORE_DIR, "DIR", "The crash store"},
 		{"clickhouse-select", required_argument, ARG_CLICKHOUSE_SELECT, "URL",
 		 "Print the crashes of the ClickHouse server at URL"},
+		{"clickhouse-groups", no_argument, ARG_CLICKHOUSE_GROUPS, NULL,
+		 "Print their groups by signature instead"},
 		{"log-level", required_argument, ARG_LOG_LEVEL, "LEVEL", "Log up to LEVEL"},
 		UPLOAD_CONFIG_OPTIONS,
 		UPLOAD_FORCE_OPTION,
@@ -104,6 +109,8 @@ static int parse_argv(int argc, char *argv[], const char **ret_store_dir,
 			store_dir = optarg;
 		else if (c == ARG_CLICKHOUSE_SELECT)
 			*ret_clickhouse_url = optarg;
+		else if (c == ARG_CLICKHOUSE_GROUPS)
+			*ret_clickhouse_groups = true;
 		else if (c == ARG_LOG_LEVEL)
 			r = log_set_max_level_from_option(optarg);
 		else if (c == '?')
@@ -184,14 +191,15 @@ static int log_select_failure(const char *masked_url, const UploadHttpResponse *
 				       masked_url, escaped);
 	return log_error_errno(EIO,
 			       "ClickHouse at %s answered HTTP %ld: %s (is "
-			       "/usr/share/pstored/clickhouse/schema.sql applied, and may the "
+			       UPLOAD_CLICKHOUSE_SCHEMA " applied, and may the "
 			       "user of the URL read pstored.crashes?)",
 			       masked_url, resp->status, escaped);
 }
 
-/* --clickhouse-select=URL: see the top of the file. */
-static int clickhouse_select(const char *url)
+/* --clickhouse-select=URL [--clickhouse-groups]: see the top of the file. */
+static int clickhouse_select(const char *url, bool groups)
 {
+	const char *query = groups ? UPLOAD_CLICKHOUSE_GROUP_SELECT : UPLOAD_CLICKHOUSE_SELECT;
 	_cleanup_free_ char *masked = NULL;
 	UploadHttpResponse resp = {};
 	UploadHttp *h = NULL;
@@ -205,8 +213,8 @@ static int clickhouse_select(const char *url)
 		.method = "POST",
 		.url = url,
 		.content_type = "text/plain; charset=utf-8",
-		.body = UPLOAD_CLICKHOUSE_SELECT,
-		.body_len = strlen(UPLOAD_CLICKHOUSE_SELECT),
+		.body = query,
+		.body_len = strlen(query),
 		.sink = stdout,
 	};
 
@@ -230,9 +238,10 @@ static int clickhouse_select(const char *url)
 int main(int argc, char *argv[])
 {
 	const char *store_dir = NULL, *clickhouse_url = NULL;
+	bool clickhouse_groups = false;
 	int r;
 
-	r = parse_argv(argc, argv, &store_dir, &clickhouse_url);
+	r = parse_argv(argc, argv, &store_dir, &clickhouse_url, &clickhouse_groups);
 	if (r < 0)
 		return EXIT_FAILURE;
 	if (clickhouse_url) {
@@ -240,7 +249,7 @@ int main(int argc, char *argv[])
 			log_error("Failed to initialise libcurl.");
 			return EXIT_FAILURE;
 		}
-		r = clickhouse_select(clickhouse_url);
+		r = clickhouse_select(clickhouse_url, clickhouse_groups);
 		curl_global_cleanup();
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	}

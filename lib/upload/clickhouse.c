@@ -168,3 +168,44 @@ int upload_clickhouse_row_to_crash(json_t *row, json_t **ret)
 	*ret = TAKE_PTR(crash);
 	return 0;
 }
+
+int upload_clickhouse_group_row(json_t *row, json_t **ret_newest, UploadClickhouseGroup *ret)
+{
+	json_t *kernels = json_object_get(row, "group_kernels"), *k;
+	json_int_t crashes, machines, first;
+	json_auto_t *newest = NULL;
+	size_t i;
+	int r;
+
+	if (uint64_column(json_object_get(row, "group_crashes"), &crashes) < 0 ||
+	    uint64_column(json_object_get(row, "group_machines"), &machines) < 0 ||
+	    uint64_column(json_object_get(row, "group_first"), &first) < 0 ||
+	    !json_is_array(kernels))
+		return -EBADMSG;
+	json_array_foreach(kernels, i, k)
+		if (!json_is_string(k))
+			return -EBADMSG;
+	r = upload_clickhouse_row_to_crash(row, &newest);
+	if (r < 0)
+		return r;
+	*ret_newest = TAKE_PTR(newest);
+	*ret = (UploadClickhouseGroup){
+		.crashes = (uint64_t)crashes,
+		.machines = (uint64_t)machines,
+		.first = (uint64_t)first,
+		.kernels = kernels,
+	};
+	return 0;
+}
+
+bool upload_clickhouse_table_missing(long status, const char *body)
+{
+	static const char *const codes[] = {"Code: 60,", "Code: 60.", "Code: 81,", "Code: 81."};
+
+	if (status == 404)
+		return true;
+	for (size_t i = 0; body && i < ARRAY_SIZE(codes); i++)
+		if (strncmp(body, codes[i], strlen(codes[i])) == 0)
+			return true;
+	return false;
+}

@@ -5,7 +5,8 @@
  * of pstored: its fields "NAME=value", one a line, become a crash as
  * pstorectl -D reads one. An input whose first byte is 'c' is a row of
  * ClickHouse, as pstorectl --clickhouse reads it
- * (upload_clickhouse_row_to_crash()). Any other input, past its first byte,
+ * (upload_clickhouse_row_to_crash()); 'g', a row of the groups ClickHouse
+ * counts for list --group (upload_clickhouse_group_row()). Any other input, past its first byte,
  * is a collected document, as pstorectl --documents reads it, whose parse and
  * crash must stay within the memory bound of crash-parse.h (else abort()).
  * Of all, the summary a listing entry is made of (store_crash_summary()) and
@@ -123,6 +124,17 @@ static void read_row(const char *buf, size_t len)
 		print_crash(crash);
 }
 
+static void read_group_row(const char *buf, size_t len)
+{
+	json_auto_t *row = json_loadb(buf, len, 0, NULL), *newest = NULL;
+	UploadClickhouseGroup g;
+
+	if (row && upload_clickhouse_group_row(row, &newest, &g) == 0) {
+		print_crash(newest);
+		free(json_dumps(g.kernels, JSON_COMPACT));
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -133,6 +145,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		read_entry((const char *)data + 1, (const char *)data + size);
 	else if (data[0] == 'c')
 		read_row((const char *)data + 1, size - 1);
+	else if (data[0] == 'g')
+		read_group_row((const char *)data + 1, size - 1);
 	else
 		read_document((const char *)data + 1, size - 1);
 	return 0;

@@ -6,9 +6,10 @@
 # clickhouse-client. Three machines (stores with their own machine ids and
 # the same crash ids) upload in batches of two crashes, with the user and key
 # of a credentials file (a wrong key fails the crashes until the file
-# changes). A ClickHouse that is slow (stopped with SIGSTOP, past a Timeout=
-# of 2 s), that answers an error (HTTP 500), or that is down keeps the
-# crashes queued; each is delivered once afterwards: as many distinct
+# changes). Before the schema is applied, ClickHouse answers 404 and the
+# crashes stay queued, with a message that says to apply it. A ClickHouse
+# that is slow (stopped with SIGSTOP, past a Timeout= of 2 s), that answers
+# an error (HTTP 500), or that is down keeps the crashes queued; each is delivered once afterwards: as many distinct
 # (machine id, crash id) as crashes, and as many rows with FINAL. An uploader
 # killed between an INSERT and the states it gives sends the rest again,
 # still once each. The key is never in the program's output nor in
@@ -22,11 +23,6 @@ command -v clickhouse-client >/dev/null && [ -x /usr/sbin/clickhouse-server ] ||
 	{ echo "SKIP: no clickhouse-server (tools/install-deps)" >&2; exit 77; }
 
 start_clickhouse
-clickhouse-client --host=127.0.0.1 --port="$CH_TCP_PORT" --multiquery \
-	<"$top_srcdir/lib/upload/clickhouse/schema.sql" || fail "the schema does not apply"
-# Applying it again changes nothing.
-clickhouse-client --host=127.0.0.1 --port="$CH_TCP_PORT" --multiquery \
-	<"$top_srcdir/lib/upload/clickhouse/schema.sql" || fail "the schema does not apply twice"
 
 printf 'pstored\n%s\n' "$CH_KEY" >"$T/clickhouse.credentials"
 chmod 600 "$T/clickhouse.credentials"
@@ -65,6 +61,30 @@ all_in_state() {
 			fail "crash $(basename "$d") of $STORE is $state, not $1"
 	done
 }
+
+# Machine 4, before the schema is applied: ClickHouse answers 404, for the
+# database (UNKNOWN_DATABASE), then with the database alone for the table
+# (UNKNOWN_TABLE). The crashes stay queued, with a message that says to apply
+# the schema; they are never sent (the store is gone after this).
+machine 4
+make_crashes 2 1 >/dev/null
+for code in 81 60; do
+	upload_expect "0 sent, 2 deferred, 0 failed"
+	all_in_state pending
+	for f in "$T/out" "$STORE"/*/crash.json; do
+		grep -qF "HTTP 404: Code: $code, " "$f" &&
+			grep -qF "(no table pstored.crashes there: apply /usr/share/pstored/clickhouse/schema.sql with clickhouse-client --multiquery; the crashes stay queued)" "$f" ||
+			{ cat "$f"; fail "no table (code $code): not said in $f"; }
+	done
+	[ "$code" = 60 ] || clickhouse_query "CREATE DATABASE pstored"
+done
+rm -rf "$STORE"
+
+clickhouse-client --host=127.0.0.1 --port="$CH_TCP_PORT" --multiquery \
+	<"$top_srcdir/lib/upload/clickhouse/schema.sql" || fail "the schema does not apply"
+# Applying it again changes nothing.
+clickhouse-client --host=127.0.0.1 --port="$CH_TCP_PORT" --multiquery \
+	<"$top_srcdir/lib/upload/clickhouse/schema.sql" || fail "the schema does not apply twice"
 
 # Machine 1: a credentials file without both lines, with a third line or with
 # CRLF line ends is refused, with what it should hold.
@@ -167,11 +187,16 @@ diff -u "$top_srcdir/tests/upload/clickhouse-rows.expected" "$T/rows" ||
 # Read back: "pstorectl --clickhouse=URL list" and "list --group" show what
 # "pstorectl -D" shows of the same crashes sent to systemd-journal-remote;
 # so does --json, but for the analysis' "comm", which the journal entry does
-# not carry.
+# not carry. "list --group" is counted by ClickHouse, with --json or a match
+# by pstorectl from the rows. Machine 4's crashes have no signature: each is
+# a group of its own.
+machine 4
+MAKE_CRASHES_SIGNATURE="" make_crashes 2 1 >/dev/null
+upload_expect "2 sent, 0 deferred, 0 failed"
 start_journal_remote http
 write_config "$T/journal.conf" "[Target.journal]" "Type=journal-remote" \
 	"URL=http://127.0.0.1:$JR_PORT" "MaxPerDay=infinity"
-for m in 1 2 3; do
+for m in 1 2 3 4; do
 	machine $m
 	unshare -u sh -c 'hostname "$0"; exec "$@"' "$UPLOAD_HOSTNAME" \
 		"$PSTORECTL" --store-dir="$STORE" upload --config="$T/journal.conf" \
@@ -179,7 +204,8 @@ for m in 1 2 3; do
 done
 stop_journal_remote
 CH_URL="http://pstored:$CH_KEY@127.0.0.1:$CH_HTTP_PORT/"
-for verb in "list" "list --group" "list --json" "list --group --json"; do
+for verb in "list" "list --group" "list --json" "list --group --json" "list --group -r -n 3" \
+	"list --group --reason=panic"; do
 	# shellcheck disable=SC2086
 	"$PSTORECTL" -D "$T/remote" $verb >"$T/journal.out" 2>&1 || fail "-D $verb failed"
 	# shellcheck disable=SC2086
