@@ -439,6 +439,50 @@ int decode_quoted_printable(const char *log, size_t len, char **ret, size_t *ret
 	return 0;
 }
 
+/*
+ * The log without the escape sequences of a terminal (*ret, NULL when it has none): dmesg
+ * --color=always writes "\x1b[32m[    1.234567] \x1b[0m" and colours the subsystem before the
+ * first ": " of a message ("\x1b[33mRIP\x1b[0m: 0010:..."), a serial console captures those of
+ * the programs that share it. A control sequence is ESC '[', parameter bytes (0x30-0x3f),
+ * intermediate bytes (0x20-0x2f) and a final byte (0x40-0x7e).
+ */
+int strip_terminal_escapes(const char *log, size_t len, char **ret, size_t *ret_len)
+{
+	size_t k = 0;
+	char *out;
+
+	*ret = NULL;
+	if (!log_contains(log, len, "\x1b["))
+		return 0;
+	out = malloc(len + 1);
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < len;) {
+		const char *esc = memchr(log + i, '\x1b', len - i);
+		size_t run = esc ? (size_t)(esc - log) - i : len - i, j;
+
+		memcpy(out + k, log + i, run);
+		k += run;
+		i += run;
+		if (!esc)
+			break;
+		if (i + 1 >= len || log[i + 1] != '[') {
+			out[k++] = log[i++];
+			continue;
+		}
+		for (j = i + 2; j < len && log[j] >= 0x20 && log[j] <= 0x3f; j++)
+			;
+		if (j < len && log[j] >= 0x40 && log[j] <= 0x7e)
+			i = j + 1;
+		else
+			out[k++] = log[i++];
+	}
+	out[k] = '\0';
+	*ret = out;
+	*ret_len = k;
+	return 0;
+}
+
 int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts)
 {
 	size_t n = 0, allocated = 1, anchors = 0, prefixed = 0, texts = 0;
