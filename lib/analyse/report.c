@@ -345,9 +345,10 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 			report->have_ip = false;
 		}
 	}
-	/* KFENCE and others print their frames without a header, after the first line */
+	/* KFENCE and others print their frames without a header, after the first line; the
+	 * slab allocator's tracks after "INFO: Allocated in ..." are not where it happened */
 	if (!report->trace_start)
-		for (size_t i = start + 1; i < end; i++)
+		for (size_t i = start + 1; i < end && !has_prefix(&lines[i], "INFO: "); i++)
 			if (parse_symbol(&lines[i], &(Symbol){})) {
 				report->trace_start = &lines[i];
 				report->trace_index = i;

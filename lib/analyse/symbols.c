@@ -454,7 +454,9 @@ bool parse_message_symbol(const Line *l, Symbol *ret)
 
 	if (at)
 		at += strlen(corrupted);
-	else if ((has_prefix(l, "BUG: KASAN: ") || has_prefix(l, "BUG: KFENCE: ")) &&
+	/* 4.0 to 4.3: "BUG: KASan: use after free in func+0x2c9/0x340 [mod] at addr ..." */
+	else if ((has_prefix(l, "BUG: KASAN: ") || has_prefix(l, "BUG: KASan: ") ||
+		  has_prefix(l, "BUG: KFENCE: ")) &&
 		 (at = line_find(l, " in ")))
 		at += strlen(" in ");
 	else
