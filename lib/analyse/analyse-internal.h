@@ -157,14 +157,15 @@ typedef struct LogScan {
 } LogScan;
 
 /* lines.c: the log's lines, without prefixes, wrapped lines joined. */
-/* How many lines have text, how many of those had a prefix, and how many end with '=' (the soft
- * line breaks of a quoted-printable mail). */
+/* How many lines have text, and how many of those had a prefix. */
 typedef struct LineCounts {
-	size_t texts, prefixed, soft_breaks;
+	size_t texts, prefixed;
 } LineCounts;
 
 int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts);
-int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf,
+int strip_terminal_escapes(const char *log, size_t len, char **ret, size_t *ret_len);
+int decode_quoted_printable(const char *log, size_t len, char **ret, size_t *ret_len);
+int join_wrapped_lines(Line *lines, size_t n, bool prefixed, char **ret_buf,
 		       size_t *ret_joined);
 
 /* events.c: what a line reports. */

@@ -131,11 +131,10 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 {
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
 	_cleanup_free_ Line *lines = NULL;
-	_cleanup_free_ char *joined = NULL;
+	_cleanup_free_ char *joined = NULL, *plain = NULL, *decoded = NULL;
 	LineCounts counts;
 	LogHas has;
 	size_t n, joins;
-	bool qp;
 	int r;
 
 	a = calloc(1, sizeof(*a));
@@ -146,17 +145,23 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	if (!a->call_trace)
 		return -ENOMEM;
 
+	r = strip_terminal_escapes(log, len, &plain, &len);
+	if (r < 0)
+		return r;
+	if (plain)
+		log = plain;
+	r = decode_quoted_printable(log, len, &decoded, &len);
+	if (r < 0)
+		return r;
+	if (decoded)
+		log = decoded;
 	r = split_lines(log, len, &lines, &n, &counts);
 	if (r < 0)
 		return r;
 	n = drop_double_spacing(lines, n);
-	/* quoted-printable: "=3D" for '=', "=20" for a blank at the end of a line, or soft line
-	 * breaks on several lines, which no kernel line ends with */
-	qp = log_contains(log, len, "=3D") || log_contains(log, len, "=20") ||
-	     counts.soft_breaks >= 3;
 	/* a third of the lines with a prefix is the log's own when a mail client wrapped the rest:
 	 * the lines without one are those that went on */
-	r = join_wrapped_lines(lines, n, qp, counts.prefixed * 3 > counts.texts, &joined, &joins);
+	r = join_wrapped_lines(lines, n, counts.prefixed * 3 > counts.texts, &joined, &joins);
 	if (r < 0)
 		return r;
 	has = log_has(log, len);
