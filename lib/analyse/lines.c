@@ -378,67 +378,6 @@ static void line_skip_to_panic(Line *l)
 		*l = line_after(l, (size_t)(at - l->s) + 1);
 }
 
-static int hex_value(char c)
-{
-	return is_digit(c) ? c - '0' : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
-}
-
-/*
- * Whether the log is the body of a quoted-printable mail: "=3D" for '=', "=20" for a blank at the
- * end of a line, or soft line breaks ('=' at the end of a line, not in a KASAN rule of '=') on
- * several lines, which no kernel line ends with.
- */
-static bool is_quoted_printable(const char *log, size_t len)
-{
-	size_t soft_breaks = 0;
-
-	if (log_contains(log, len, "=3D") || log_contains(log, len, "=20\n"))
-		return true;
-	for (const char *p = memmem(log, len, "=\n", 2); p && soft_breaks < 3;
-	     p = memmem(p + 2, (size_t)(log + len - p - 2), "=\n", 2))
-		soft_breaks += p == log || p[-1] != '=';
-	return soft_breaks >= 3;
-}
-
-/*
- * A quoted-printable mail's body decoded (*ret, NULL when the log is not one): soft line breaks
- * ("=" at the end of a line) join the line to the next, "=XX" is the byte XX. A task line cut
- * by a soft break after blanks written "=20" is whole again.
- */
-int decode_quoted_printable(const char *log, size_t len, char **ret, size_t *ret_len)
-{
-	size_t k = 0;
-	char *out;
-
-	*ret = NULL;
-	if (!is_quoted_printable(log, len))
-		return 0;
-	out = malloc(len + 1);
-	if (!out)
-		return -ENOMEM;
-	for (size_t i = 0; i < len;) {
-		const char *eq = memchr(log + i, '=', len - i);
-		size_t run = eq ? (size_t)(eq - log) - i : len - i;
-
-		memcpy(out + k, log + i, run);
-		k += run;
-		i += run;
-		if (!eq)
-			break;
-		if (i + 1 < len && log[i + 1] == '\n')
-			i += 2;
-		else if (i + 2 < len && hex_value(log[i + 1]) >= 0 && hex_value(log[i + 2]) >= 0) {
-			out[k++] = (char)(hex_value(log[i + 1]) << 4 | hex_value(log[i + 2]));
-			i += 3;
-		} else
-			out[k++] = log[i++];
-	}
-	out[k] = '\0';
-	*ret = out;
-	*ret_len = k;
-	return 0;
-}
-
 int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts)
 {
 	size_t n = 0, allocated = 1, anchors = 0, prefixed = 0, texts = 0;
