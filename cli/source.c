@@ -7,14 +7,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "crash-parse.h"
 #include "crash-util.h"
 #include "fs-util.h"
 #include "log.h"
 #include "match.h"
 #include "pstorectl.h"
 #include "source.h"
-#include "upload/export.h"
+#include "upload/export-parse.h"
 
 SourceType arg_source = SOURCE_STORE;
 const char *arg_journal_directory;
@@ -366,7 +365,7 @@ SourceCrash *source_crash_free(SourceCrash *c)
 json_t *source_crash_json(SourceCrash *c)
 {
 	if (!c->crash) {
-		crash_document_strip(c->document);
+		upload_export_strip(c->document);
 		c->crash = TAKE_PTR(c->document);
 	}
 	return c->crash;

@@ -105,7 +105,7 @@ int source_open_crash(const char *prefix, SourceCrash **ret);
 
 /*
  * The crash.json of c, or what the source has of it. Outside the store, its document made
- * into it in place (crash_document_strip()), so that a crash is never held twice: dmesg and
+ * into it in place (upload_export_strip()), so that a crash is never held twice: dmesg and
  * export of c are then no more.
  */
 json_t *source_crash_json(SourceCrash *c);
