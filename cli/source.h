@@ -12,8 +12,9 @@
  *	            machine's journal with --journal, as coredumpctl reads them
  *	documents   a directory of the documents the http-json target sends
  *	            (--documents=DIR), as a WebDAV server stores them
- *	clickhouse  the table the clickhouse target fills (--clickhouse=URL),
- *	            for list only
+ *	clickhouse  the table the clickhouse target fills (--clickhouse=URL):
+ *	            of each crash the columns a listing shows, and for one
+ *	            crash its log and the document the http-json target sends
  *
  * A crash is the same JSON whatever its source: crash.json's keys, or as
  * many of them as travelled; journal entries add "hostname" and all remote
@@ -144,3 +145,4 @@ int journal_source_open_crash(const CrashEntry *e, SourceCrash *c);
 int documents_source_list(CrashListing *l);
 int documents_source_open_crash(const CrashEntry *e, SourceCrash *c);
 int clickhouse_source_list(CrashListing *l);
+int clickhouse_source_open_crash(const CrashEntry *e, SourceCrash *c);

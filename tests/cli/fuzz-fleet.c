@@ -3,9 +3,10 @@
  * libFuzzer target for what pstorectl reads from other machines
  * (store/journal-fields.h, upload/export-parse.h). An input whose first byte is 'j' is a journal entry
  * of pstored: its fields "NAME=value", one a line, become a crash as
- * pstorectl -D reads one. An input whose first byte is 'c' is a row of
- * ClickHouse, as pstorectl --clickhouse reads it
- * (upload_clickhouse_row_to_crash()). Any other input, past its first byte,
+ * pstorectl -D reads one. An input whose first byte is 'c' is what
+ * ClickHouse answers, as pstorectl --clickhouse reads it
+ * (upload/clickhouse.h): lines, each a row of a listing and of one crash,
+ * within the bounds of their sizes and memory. Any other input, past its first byte,
  * is a collected document, as pstorectl --documents reads it, whose parse and
  * crash must stay within the memory bound of export-parse.h (else abort()).
  * Of all, the summary a listing entry is made of (store_crash_summary()) and
@@ -13,7 +14,9 @@
  * seeds: tests/lib/fuzz-seeds.
  */
 
+#include <errno.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,12 +101,38 @@ static void read_document(const char *buf, size_t len)
 	print_crash(doc);
 }
 
-static void read_row(const char *buf, size_t len)
-{
-	json_auto_t *row = json_loadb(buf, len, 0, NULL), *crash = NULL;
+/* Small, for the fuzzer to go past it. */
+#define ROWS_LINE_MAX 4096
 
-	if (row && upload_clickhouse_row_to_crash(row, &crash) == 0)
-		print_crash(crash);
+static void read_rows(const char *buf, size_t len)
+{
+	FILE *f = fmemopen((void *)buf, len, "r");
+	char *line = NULL;
+	size_t allocated = 0, n;
+	int r;
+
+	if (!f)
+		return;
+	while ((r = upload_clickhouse_read_line(f, ROWS_LINE_MAX, &line, &allocated, &n)) != 0) {
+		json_auto_t *crash = NULL, *doc = NULL;
+
+		if (r == -E2BIG)
+			continue;
+		if (r < 0)
+			abort();
+		/* Past the bound, a line is skipped whole, never kept. */
+		if (n > ROWS_LINE_MAX || allocated > ROWS_LINE_MAX + 1)
+			abort();
+		if (upload_clickhouse_row_to_crash(line, n, &crash) == 0)
+			print_crash(crash);
+		if (upload_clickhouse_row_to_document(line, n, &doc) == 0) {
+			print_crash(doc);
+			upload_export_strip(doc);
+			print_crash(doc);
+		}
+	}
+	free(line);
+	fclose(f);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -115,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] == 'j')
 		read_entry((const char *)data + 1, (const char *)data + size);
 	else if (data[0] == 'c')
-		read_row((const char *)data + 1, size - 1);
+		read_rows((const char *)data + 1, size - 1);
 	else
 		read_document((const char *)data + 1, size - 1);
 	return 0;
