@@ -144,9 +144,14 @@ void print_label(const char *name, bool first)
 
 void print_analysis(json_t *analysis)
 {
-	_cleanup_free_ char *process = NULL;
+	_cleanup_free_ char *kernel = NULL, *process = NULL;
+	const char *release = crash_string(analysis, "kernel_version"),
+		   *package = crash_string(analysis, "kernel_package");
 
-	print_field("Kernel", crash_string(analysis, "kernel_version"));
+	/* "6.1.0-18-amd64 (Debian 6.1.76-1)": the release, and the package that the task line names */
+	if (release && package && asprintf(&kernel, "%s (%s)", release, package) < 0)
+		kernel = NULL;
+	print_field("Kernel", kernel ?: release ?: package);
 	print_field("Message", crash_string(analysis, "message"));
 	print_field("Function", crash_string(analysis, "function"));
 	print_field("Module", crash_string(analysis, "module"));

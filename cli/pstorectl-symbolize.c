@@ -5,9 +5,9 @@
  *
  *	pstorectl-symbolize [--log-level=N] [--debug-dir=DIR]...
  *
- * reads {"release":..., "build_ids":{...}, "frames":[...]} (crash.json's kernel_version,
- * build_ids and analysis.frames) on stdin and writes the array of symbolizer_frames() on
- * stdout.
+ * reads {"release":..., "build_ids":{...}, "function":..., "frames":[...]} (crash.json's
+ * kernel_version, build_ids, analysis.function and analysis.frames) on stdin and writes the
+ * array of symbolizer_frames() on stdout.
  */
 
 #include <errno.h>
@@ -89,6 +89,9 @@ int main(int argc, char *argv[])
 		       EXIT_FAILURE;
 	r = symbolizer_new(json_string_value(json_object_get(request, "release")),
 			   json_object_get(request, "build_ids"), dirs, &s);
+	if (r >= 0)
+		symbolizer_set_fault_function(
+			s, json_string_value(json_object_get(request, "function")));
 	if (r >= 0 && isatty(STDERR_FILENO))
 		symbolizer_set_progress(s, show_progress, &progress_shown);
 	if (r >= 0)

@@ -113,8 +113,9 @@ int symbolize_analysis(json_t *analysis, json_t *build_ids)
 		return 0;
 	if (helper_path("PSTORECTL_SYMBOLIZE_HELPER", PSTORECTL_SYMBOLIZE_HELPER, &helper) < 0)
 		return log_oom();
-	req = json_pack("{s:O?, s:O?, s:O}", "release", json_object_get(analysis, "kernel_version"),
-			"build_ids", build_ids, "frames", frames);
+	req = json_pack("{s:O?, s:O?, s:O?, s:O}", "release",
+			json_object_get(analysis, "kernel_version"), "build_ids", build_ids,
+			"function", json_object_get(analysis, "function"), "frames", frames);
 	request = req ? json_dumps(req, JSON_COMPACT) : NULL;
 	if (!request)
 		return log_oom();

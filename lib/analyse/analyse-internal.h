@@ -68,6 +68,13 @@ static inline const char *line_find(const Line *l, const char *needle)
 	return memmem(l->s, l->len, needle, strlen(needle));
 }
 
+static inline bool line_ends_with(const Line *l, const char *s)
+{
+	size_t n = strlen(s);
+
+	return l->len >= n && memcmp(l->s + l->len - n, s, n) == 0;
+}
+
 static inline bool line_is(const Line *l, const char *s)
 {
 	return l->len == strlen(s) && memcmp(l->s, s, l->len) == 0;
@@ -146,6 +153,7 @@ typedef struct LogScan {
 	const Line *hardware_line;
 	const Line *version_line;
 	const Line *taint_line;
+	const Line *release_line;
 } LogScan;
 
 /* lines.c: the log's lines, without prefixes, wrapped lines joined. */
@@ -165,7 +173,7 @@ const char *event_reason(Event e);
 
 /* symbols.c: frames and instruction pointers as each architecture and era prints them. */
 bool parse_symbol(const Line *l, Symbol *ret);
-size_t parse_brace_symbol(const Line *l, size_t i, Symbol *ret);
+size_t parse_angle_frame(const Line *l, size_t i, Symbol *ret);
 bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller);
 bool parse_ip_line(const Line *l, Symbol *ret);
 bool parse_message_symbol(const Line *l, Symbol *ret);
@@ -183,6 +191,8 @@ bool trace_has_frame_at(const Line *lines, size_t i, size_t end);
 /* task.c: the task, its taint and the kernel version. */
 bool is_task_line(const Line *l);
 bool is_taint_line(const Line *l);
+bool is_release_line(const Line *l);
+int analysis_read_release_line(DmesgAnalysis *a, const Line *l);
 int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint);
 int analysis_read_task_line(DmesgAnalysis *a, const Line *l, bool take_task, bool take_taint);
 int analysis_read_event_task(DmesgAnalysis *a, Event kind, const Line *l);

@@ -99,6 +99,34 @@ DmesgAnalysis *dmesg_analysis_free(DmesgAnalysis *a)
 	return NULL;
 }
 
+static bool is_empty_line(const Line *l)
+{
+	return skip_blanks(l, 0) == l->len;
+}
+
+/*
+ * Drops the empty lines of a log in which every line is followed by an empty one, as a web page
+ * or a mail client that made each line a paragraph leaves it: the lines of a report follow each
+ * other. A log is taken for one when fewer than one in ten of its lines with text is followed by
+ * another line with text. Returns the number of lines left.
+ */
+static size_t drop_double_spacing(Line *lines, size_t n)
+{
+	size_t texts = 0, adjacent = 0, k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!is_empty_line(&lines[i])) {
+			texts++;
+			adjacent += i + 1 < n && !is_empty_line(&lines[i + 1]);
+		}
+	if (texts < 8 || adjacent * 10 >= texts)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (!is_empty_line(&lines[i]))
+			lines[k++] = lines[i];
+	return k;
+}
+
 int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 {
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
@@ -120,6 +148,7 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	r = split_lines(log, len, &lines, &n, &prefixed);
 	if (r < 0)
 		return r;
+	n = drop_double_spacing(lines, n);
 	/* quoted-printable: "=3D" for '=', "=20" for a blank at the end of a line */
 	qp = log_contains(log, len, "=3D") || log_contains(log, len, "=20");
 	r = join_wrapped_lines(lines, n, qp, prefixed, &joined);

@@ -17,6 +17,7 @@ typedef struct Report {
 	const Line *by_task_line;   /* KASAN's "Read of size 1 at addr ... by task modprobe/590" */
 	const Line *process_line;   /* "Process sh (pid: 512, stack limit = 0xc79b02e8)" */
 	const Line *taint_line;
+	const Line *release_line; /* i386's "EFLAGS: 00010282   (2.6.19.1 #1)" */
 	const Line *hardware_line;
 	Symbol ip;
 	bool have_ip;
@@ -69,11 +70,18 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 			r->task_line = l;
 		else if (!r->taint_line && is_taint_line(l))
 			r->taint_line = l;
+		else if (!r->release_line && is_release_line(l))
+			r->release_line = l;
 		else if (!r->hardware_line && has_prefix(l, "Hardware name: "))
 			r->hardware_line = l;
 		/* inside a trace, an instruction pointer is that of an interrupted context: in an
 		 * RCU stall, the one the timer interrupt found the stalled CPU in */
-		else if (!r->have_ip && (!in_trace || stalled) && parse_ip_line(l, &r->ip)) {
+		/* before 5.x, x86's die() ends with the instruction pointer again, after the trace
+		 * ("EIP: [<c0123456>] func+0x43/0x183 SS:ESP 0068:e7935f58", "RIP  [<...>] func") */
+		else if (!r->have_ip &&
+			 (!in_trace || stalled || has_prefix(l, "EIP: [<") ||
+			  has_prefix(l, "RIP  [<")) &&
+			 parse_ip_line(l, &r->ip)) {
 			r->have_ip = true;
 			r->ip_interrupted = in_trace;
 			r->ip_index = i;
@@ -202,6 +210,8 @@ static void log_scan(LogScan *scan, const Line *lines, size_t n, const LogHas *h
 			scan->version_line = &lines[i];
 		if (!scan->taint_line && is_taint_line(&lines[i]))
 			scan->taint_line = &lines[i];
+		if (!scan->release_line && is_release_line(&lines[i]))
+			scan->release_line = &lines[i];
 	}
 }
 
@@ -252,6 +262,23 @@ static size_t choose_cause(const LogScan *scan, const Line *lines, size_t n, Eve
 	return start;
 }
 
+/*
+ * A WARNING line that syzkaller decoded is printed once for each function inlined where it
+ * happened, as its "RIP:" line is: "WARNING: ./include/linux/ns_common.h:229 at __ns_ref_put
+ * include/linux/ns_common.h:229 [inline], CPU#0: kworker/0:6/6108" (before 6.16 "WARNING: CPU: 0
+ * PID: 22406 at ./include/linux/ns_common.h:261 __ns_ref_put include/linux/ns_common.h:261
+ * [inline]"), then the same for the functions they were inlined into, the last "at
+ * destroy_super_work+0x15c/0x1a0 fs/super.c:280". The report is read from the last.
+ */
+static size_t skip_inlined_warnings(const Line *lines, size_t n, size_t start)
+{
+	while (start + 1 < n && classify(&lines[start]) == EVENT_WARNING &&
+	       line_find(&lines[start], " [inline]") &&
+	       classify(&lines[start + 1]) == EVENT_WARNING)
+		start++;
+	return start;
+}
+
 /* The lines of the report at start (not n) of the given kind, and of what it ran into. */
 static void report_read(Report *report, const Line *lines, size_t n, size_t start, Event kind)
 {
@@ -267,8 +294,11 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 	 * of that report is before the panic line. */
 	if (kind != EVENT_PANIC && classify(&lines[start]) == EVENT_PANIC)
 		report_scan(report, lines, report_begin(lines, start), start, stalled);
-	/* arm64's "kernel stack overflow" panics after the registers of the overflow */
-	else if (kind == EVENT_PANIC && line_find(&lines[start], "stack overflow"))
+	/* arm64's "kernel stack overflow" panics after the registers of the overflow; a log that
+	 * lost a panic's first line keeps its dump before its end marker ("---[ end Kernel panic
+	 * - not syncing: Out of memory and no killable processes...") */
+	else if (kind == EVENT_PANIC &&
+		 (line_find(&lines[start], "stack overflow") || has_prefix(&lines[start], END_MARKER)))
 		report_scan(report, lines, report_begin(lines, start), start, stalled);
 
 	/* A stalled CPU's frames are those of the context it was stuck in, after the registers
@@ -457,6 +487,11 @@ static int analysis_read_report(DmesgAnalysis *a, const Line *lines, size_t n, s
 		if (r < 0)
 			return r;
 	}
+	if (report.release_line) {
+		r = analysis_read_release_line(a, report.release_line);
+		if (r < 0)
+			return r;
+	}
 	if (report.hardware_line)
 		*ret_hardware_line = report.hardware_line;
 	return 0;
@@ -473,6 +508,8 @@ int analyse_lines(DmesgAnalysis *a, const Line *lines, size_t n, const LogHas *h
 	log_scan(&scan, lines, n, has);
 	hardware_line = scan.hardware_line;
 	start = choose_cause(&scan, lines, n, &kind);
+	if (kind == EVENT_WARNING)
+		start = skip_inlined_warnings(lines, n, start);
 	a->reason = strdup(event_reason(kind));
 	if (!a->reason)
 		return -ENOMEM;

@@ -86,6 +86,10 @@ static const char *const generic_frames[] = {
 	"call_rwsem_down_write_failed",
 	"__down_read_common", /* 5.15 and later */
 	"__down_write_common",
+	"percpu_rwsem_wait", /* a per-CPU rwsem: sb_start_write() and the like */
+	"__percpu_down_read",
+	"percpu_down_read",
+	"percpu_down_write",
 	"down_read",
 	"down_write",
 	"__mutex_lock",

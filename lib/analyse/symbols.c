@@ -75,7 +75,9 @@ static Line decoded_module(const Line *l, size_t i)
 
 	while (end < l->len && !is_blank(l->s[end]))
 		end++;
-	if (end == start || skip_blanks(l, end) < l->len || end - start > NAME_MAX_LEN)
+	/* "(P)": arm64's mark of a frame taken from saved registers, since 6.14 */
+	if (end == start || skip_blanks(l, end) < l->len || end - start > NAME_MAX_LEN ||
+	    l->s[start] == '(')
 		return (Line){};
 	return (Line){l->s + start, end - start};
 }
@@ -85,7 +87,7 @@ static Line decoded_module(const Line *l, size_t i)
  * colons and the offset in decimal (or "{func+0x2c/0x90}"), several frames to a trace line.
  * Returns where the frame at i ends, after the '}', 0 if it is not one.
  */
-size_t parse_brace_symbol(const Line *l, size_t i, Symbol *ret)
+static size_t parse_brace_symbol(const Line *l, size_t i, Symbol *ret)
 {
 	Symbol sym = {};
 	size_t start, j;
@@ -128,6 +130,55 @@ size_t parse_brace_symbol(const Line *l, size_t i, Symbol *ret)
 }
 
 /*
+ * i386 from 2.6.17 to 2.6.19, two frames to a trace line: "<e014341a> snapshot_dtr+0x9c/0xd3
+ * [dm_snapshot]". Returns where the frame at i ends, 0 if it is not one.
+ */
+static size_t parse_angle_symbol(const Line *l, size_t i, Symbol *ret)
+{
+	Symbol sym = {};
+	size_t start, j = skip_hex(l, i + 1);
+
+	if (j == i + 1 || j + 2 >= l->len || l->s[j] != '>' || l->s[j + 1] != ' ')
+		return 0;
+	start = i = j + 2;
+	while (i < l->len && l->s[i] != '+' && !is_blank(l->s[i]) && i - start <= NAME_MAX_LEN)
+		i++;
+	if (i == start || i - start > NAME_MAX_LEN)
+		return 0;
+	sym.name = (Line){l->s + start, i - start};
+	i = parse_offset_size(l, i, &sym);
+	if (i == 0)
+		return 0;
+	if (i + 1 < l->len && l->s[i] == ' ' && l->s[i + 1] == '[') {
+		start = j = i + 2;
+		while (j < l->len && l->s[j] != ']' && !is_blank(l->s[j]) &&
+		       j - start <= NAME_MAX_LEN)
+			j++;
+		if (j < l->len && l->s[j] == ']' && j > start && j - start <= NAME_MAX_LEN) {
+			sym.module = (Line){l->s + start, j - start};
+			i = j + 1;
+		}
+	}
+	*ret = sym;
+	return i;
+}
+
+/*
+ * A frame in angle brackets at i in l, of x86-64 before 2.6.2x ("<ffffffff8016dfdc>{bio_free+48}")
+ * or of i386 2.6.17 ("<e014341a> snapshot_dtr+0x9c/0xd3 [dm_snapshot]"), several to a trace
+ * line. Returns where it ends, 0 if it is not one.
+ */
+size_t parse_angle_frame(const Line *l, size_t i, Symbol *ret)
+{
+	size_t end;
+
+	if (i >= l->len || l->s[i] != '<')
+		return 0;
+	end = parse_brace_symbol(l, i, ret);
+	return end > 0 ? end : parse_angle_symbol(l, i, ret);
+}
+
+/*
  * Parses a stack frame or instruction pointer: optional address groups
  * ("[<ffffffff8100>]", "[c000000000123456]"), an optional "? ", then
  * "name+0xOFF/0xSIZE", an optional " [module]" and an optional
@@ -150,7 +201,7 @@ bool parse_symbol(const Line *l, Symbol *ret)
 		i = skip_blanks(l, j + 1);
 	}
 	if (i < l->len && l->s[i] == '<')
-		return parse_brace_symbol(l, i, ret) > 0;
+		return parse_angle_frame(l, i, ret) > 0;
 	if (i + 1 < l->len && l->s[i] == '?' && l->s[i + 1] == ' ') {
 		sym.unreliable = true;
 		i = skip_blanks(l, i + 2);
@@ -271,7 +322,8 @@ bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller)
 /*
  * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
  * powerpc, riscv ("epc : func+0x2c/0x90"; an address alone on other CPUs' lines), mips,
- * loongarch, and s390's
+ * loongarch, parisc (the head of its instruction address queue: "IAOQ[0]: func+0x30/0x80"), and
+ * s390's
  * "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
  */
 bool parse_ip_line(const Line *l, Symbol *ret)
@@ -280,6 +332,7 @@ bool parse_ip_line(const Line *l, Symbol *ret)
 		"RIP: ",     "IP: ",  "EIP: ",	"EIP is at ", "pc : ",
 		"PC is at ", "NIP [", "epc : ", "epc: ",      "epc   : ", /* mips */
 		"ERA: ",						  /* loongarch */
+		"IAOQ[0]: ",						  /* parisc */
 	};
 
 	if (has_prefix(l, "Krnl PSW : ")) {

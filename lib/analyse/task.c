@@ -19,13 +19,27 @@ bool is_task_line(const Line *l)
 	       (has_prefix(l, "TASK = ") && line_find(l, "] '"));
 }
 
-/* powerpc's "REGS: cf9cfe40 TRAP: 0300 Not tainted (2.6.25-rc2)", arm's and others' "CPU: 0
- * Not tainted  (3.8.0-dirty #26)" before 3.x */
+/* The lines that print the taint after other fields: powerpc's "REGS: cf9cfe40 TRAP: 0300 Not
+ * tainted (2.6.25-rc2)", arm's and others' "CPU: 0 Not tainted  (3.8.0-dirty #26)" before 3.x,
+ * i386's "EIP:    0060:[<c0145fa0>]    Not tainted VLI" before 2.6.2x. */
+static bool has_taint_after_fields(const Line *l)
+{
+	return has_prefix(l, "REGS: ") || has_prefix(l, "EIP: ") ||
+	       (has_prefix(l, "CPU: ") && !line_find(l, " PID: "));
+}
+
 bool is_taint_line(const Line *l)
 {
 	return has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ") ||
-	       ((has_prefix(l, "REGS: ") || (has_prefix(l, "CPU: ") && !line_find(l, " PID: "))) &&
+	       (has_taint_after_fields(l) &&
 		(line_find(l, " Not tainted") || line_find(l, " Tainted:")));
+}
+
+/* i386 before 2.6.2x prints the release on the line after the taint: "EFLAGS: 00010282
+ * (2.6.19.1 #1)" */
+bool is_release_line(const Line *l)
+{
+	return has_prefix(l, "EFLAGS: ") && memchr(l->s, '(', l->len);
 }
 
 /* Where the word after the next words words of l from i starts. */
@@ -77,6 +91,32 @@ static int analysis_read_package(DmesgAnalysis *a, const Line *l, size_t i)
 }
 
 /*
+ * The release at i in l ("6.1.0-18-amd64 #1 ...", in parentheses on powerpc and before 3.x:
+ * "(2.6.25-rc2)") and the distribution's package after it, when a release is there.
+ */
+static int analysis_read_release(DmesgAnalysis *a, const Line *l, size_t i)
+{
+	size_t start;
+	int r;
+
+	i = skip_blanks(l, i);
+	if (i < l->len && l->s[i] == '(')
+		i++;
+	if (i >= l->len || is_blank(l->s[i]))
+		return 0;
+	for (start = i; i < l->len && !is_blank(l->s[i]) && l->s[i] != ')';)
+		i++;
+	/* a release that is not a number is one when the build number follows: " #0" */
+	if (!is_digit(l->s[start]) &&
+	    !(i + 2 < l->len && l->s[i] == ' ' && l->s[i + 1] == '#' && is_digit(l->s[i + 2])))
+		return 0;
+	r = set_text(&a->kernel_version, l->s + start, i - start, NAME_MAX_LEN);
+	if (r < 0)
+		return r;
+	return analysis_read_package(a, l, i);
+}
+
+/*
  * Reads "Not tainted 6.1.0-18-amd64 #1 ...", "Tainted: G      D W  O      6.1.0 #1 ..." or, after
  * powerpc's "REGS: ... TRAP: 0300 ", "Not tainted (2.6.25-rc2)".
  */
@@ -88,11 +128,13 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint)
 	char letters[33];
 	size_t n = 0, i;
 	bool tainted;
-	int r;
 
-	if ((has_prefix(line, "REGS: ") || has_prefix(line, "CPU: ")) &&
+	if (has_taint_after_fields(line) &&
 	    ((t = line_find(line, " Not tainted")) || (t = line_find(line, " Tainted:"))))
 		rest = (Line){t + 1, (size_t)(line->s + line->len - t - 1)};
+	/* i386 marks its "Code:" as of variable length after the taint: "Tainted: P      VLI" */
+	if (has_prefix(line, "EIP: ") && line_ends_with(&rest, " VLI"))
+		rest.len -= strlen(" VLI");
 	if (has_prefix(l, "Not tainted"))
 		i = strlen("Not tainted"), tainted = false;
 	else if (has_prefix(l, "Tainted:"))
@@ -112,30 +154,21 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint)
 		} else if (!is_blank(l->s[i]) && l->s[i] != '-') /* RHEL 6 pads with dashes */
 			return 0;				 /* not a taint string */
 	}
-	i = skip_blanks(l, i);
-	if (i < l->len && l->s[i] == '(')
-		i++;
 	letters[n] = '\0';
 	if (take_taint && !a->taint) {
 		a->taint = strdup(letters);
 		if (!a->taint)
 			return -ENOMEM;
 	}
-	if (i < l->len && !is_blank(l->s[i])) {
-		size_t start = i;
+	return analysis_read_release(a, l, i);
+}
 
-		while (i < l->len && !is_blank(l->s[i]) && l->s[i] != ')')
-			i++;
-		/* a release that is not a number is one when the build number follows: " #0" */
-		if (!is_digit(l->s[start]) && !(i + 2 < l->len && l->s[i] == ' ' &&
-						l->s[i + 1] == '#' && is_digit(l->s[i + 2])))
-			return 0;
-		r = set_text(&a->kernel_version, l->s + start, i - start, NAME_MAX_LEN);
-		if (r < 0)
-			return r;
-		return analysis_read_package(a, l, i);
-	}
-	return 0;
+/* "EFLAGS: 00010282   (2.6.19.1 #1)" */
+int analysis_read_release_line(DmesgAnalysis *a, const Line *l)
+{
+	const char *open = memchr(l->s, '(', l->len);
+
+	return open ? analysis_read_release(a, l, (size_t)(open - l->s)) : 0;
 }
 
 static int parse_pid(const char *s, size_t len)
@@ -294,6 +327,11 @@ int analysis_read_elsewhere(DmesgAnalysis *a, const LogScan *scan, const Line *r
 	if ((!a->kernel_version || !a->taint) && scan->taint_line) {
 		r = analysis_read_taint(a, scan->taint_line,
 					later_not_tainted(scan->taint_line, report_line));
+		if (r < 0)
+			return r;
+	}
+	if (!a->kernel_version && scan->release_line) {
+		r = analysis_read_release_line(a, scan->release_line);
 		if (r < 0)
 			return r;
 	}

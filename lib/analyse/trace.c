@@ -209,15 +209,16 @@ static int analysis_take_frame(DmesgAnalysis *a, const Symbol *sym, Symbol *ret_
 	return analysis_add_frame(a, sym);
 }
 
-/* The frames of a trace line of brace frames (parse_brace_symbol()); returns how many, or -errno. */
-static int analysis_read_brace_frames(DmesgAnalysis *a, const Line *l, Symbol *ret_first,
+/* The frames of a trace line of frames in angle brackets (parse_angle_frame()); returns how many,
+ * or -errno. */
+static int analysis_read_angle_frames(DmesgAnalysis *a, const Line *l, Symbol *ret_first,
 				      bool *ret_have_first)
 {
 	size_t i = 0, end;
 	Symbol sym;
 	int n = 0, r;
 
-	while ((end = parse_brace_symbol(l, i, &sym)) > 0) {
+	while ((end = parse_angle_frame(l, i, &sym)) > 0) {
 		r = analysis_take_frame(a, &sym, ret_first, ret_have_first);
 		if (r < 0)
 			return r;
@@ -242,17 +243,19 @@ int analysis_read_trace(DmesgAnalysis *a, const Line *lines, size_t start, size_
 		Line l = lines[i];
 		Symbol sym, next_caller = {};
 
-		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels */
-		if (i == start)
+		/* "Call Trace: [<c0123456>] func+0x1/0x2" on one line in some 2.6 kernels, x86-64's
+		 * "Call Trace: <ffffffff8016dfdc>{bio_free+48} <ffffffff803187e7>{...}" */
+		if (i == start) {
 			l = line_after(&l, trace_header_len(&l));
-		else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l) ||
-			 (skip_bare && l.bare) || l.continued)
+			line_trim(&l);
+		} else if (is_trace_marker(&l) || is_trace_noise(&l) || is_trace_registers(&l) ||
+			   (skip_bare && l.bare) || l.continued)
 			continue;
 		line_skip_marker(&l);
 		if (is_unnamed_frame(&l))
 			continue;
 		if (l.len > 0 && l.s[0] == '<') {
-			r = analysis_read_brace_frames(a, &l, ret_first, ret_have_first);
+			r = analysis_read_angle_frames(a, &l, ret_first, ret_have_first);
 			if (r < 0)
 				return r;
 			if (r > 0)

@@ -22,6 +22,9 @@
 #include "parse-util.h"
 #include "symbolize.h"
 
+/* What the kernel aligns a module's text to (PAGE_SIZE; 4 KiB on x86, up to 64 KiB on arm64). */
+#define MODULE_TEXT_ALIGN (64U * 1024)
+
 /* How deep below a directory a module's .ko is looked for: kernel/drivers/gpu/drm/i915/ is 5. */
 #define MODULE_SEARCH_DEPTH 8
 
@@ -55,6 +58,7 @@ struct Symbolizer {
 	json_t *build_ids;
 	char **debug_dirs;
 	debuginfod_client *debuginfod;
+	const char *fault_function; /* not owned: symbolizer_set_fault_function() */
 	SymbolizerProgress progress;
 	void *progress_userdata;
 	const char *fetching; /* what debuginfod downloads, for progress */
@@ -124,6 +128,11 @@ void symbolizer_set_progress(Symbolizer *s, SymbolizerProgress fn, void *userdat
 {
 	s->progress = fn;
 	s->progress_userdata = userdata;
+}
+
+void symbolizer_set_fault_function(Symbolizer *s, const char *function)
+{
+	s->fault_function = function;
 }
 
 static int debuginfod_progress(debuginfod_client *c, long done, long total)
@@ -400,9 +409,21 @@ static DebugFile *debug_file(Symbolizer *s, const char *module, int *error)
 }
 
 /*
+ * Whether size is what the kernel prints as the size of sym: the distance to the next symbol
+ * (kallsyms), which is st_size unless padding follows. For the last function of a section there
+ * is no next symbol: a module's kallsyms count to the end of its text, page-aligned
+ * ("crashtest_init+0x38/0x1000" for a function of 0x9e bytes in .init.text), less than a page
+ * (of at most MODULE_TEXT_ALIGN) past the function's end.
+ */
+static bool size_matches(const FunctionSymbol *sym, uint64_t size)
+{
+	return sym->size == size || sym->span == size ||
+	       (sym->span == 0 && size > sym->size && size - sym->size < MODULE_TEXT_ALIGN);
+}
+
+/*
  * The symbol of function whose size is the log's: among symbols of one name (static functions
- * of different files) the one of that size; NULL if none. The kernel prints as the size the
- * distance to the next symbol (kallsyms), which is st_size unless padding follows.
+ * of different files) the one of that size; NULL if none.
  */
 static const FunctionSymbol *lookup_function(DebugFile *f, const char *function, bool have_size,
 					     uint64_t size, const FunctionSymbol **ret_any)
@@ -418,7 +439,7 @@ static const FunctionSymbol *lookup_function(DebugFile *f, const char *function,
 	while (hit > f->symbols && streq(hit[-1].name, function))
 		hit--;
 	for (; hit < end && streq(hit->name, function); hit++)
-		if (!have_size || hit->size == size || hit->span == size)
+		if (!have_size || size_matches(hit, size))
 			return hit;
 	return NULL;
 }
@@ -569,6 +590,7 @@ static int resolve_frame(Symbolizer *s, json_t *frames, size_t index, json_t **r
 	_cleanup_free_ char *why = NULL;
 	DebugFile *f;
 	json_t *o = NULL;
+	bool at_fault;
 	Frame fr;
 	int r;
 
@@ -598,8 +620,13 @@ static int resolve_frame(Symbolizer *s, json_t *frames, size_t index, json_t **r
 			return -ENOMEM;
 		return (*ret = unresolved(why)) ? 0 : -ENOMEM;
 	}
-	/* A return address is the instruction after the call: one back is in the call. */
-	r = resolve_address(f, sym->addr + fr.offset - (index > 0 && fr.offset > 0), &o);
+	/*
+	 * A return address is the instruction after the call: one back is in the call. Every frame
+	 * is one, but for a first frame in the faulting function: arm64 and RISC-V start the trace
+	 * at the pc, where x86 prints the RIP apart and starts the trace at its caller.
+	 */
+	at_fault = index == 0 && s->fault_function && streq(fr.function, s->fault_function);
+	r = resolve_address(f, sym->addr + fr.offset - (!at_fault && fr.offset > 0), &o);
 	if (r < 0)
 		return r;
 	if (!o) {

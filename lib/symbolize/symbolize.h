@@ -32,6 +32,13 @@ int symbolizer_new(const char *release, json_t *build_ids, char *const *debug_di
 		   Symbolizer **ret);
 Symbolizer *symbolizer_free(Symbolizer *s);
 
+/*
+ * The function of the faulting instruction, analysis.function of crash.json (the RIP or pc
+ * line's): a first frame in it is taken as that instruction, every other frame as a return
+ * address. Without it, every frame is a return address. function is not copied.
+ */
+void symbolizer_set_fault_function(Symbolizer *s, const char *function);
+
 /* Called while debuginfod downloads the debug file of what ("vmlinux", a module): done of total
  * bytes, total 0 when not known yet. For a program to show progress; the library prints none. */
 typedef void (*SymbolizerProgress)(const char *what, long done, long total, void *userdata);

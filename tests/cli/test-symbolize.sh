@@ -103,12 +103,38 @@ check "decode --no-symbolize: the frames as the log has them" grep -qxF \
 	"   Call trace: crashtest_spin+$spin_off/$spin_size [pstored_crashtest]" \
 	<("$PSTORECTL" decode --no-symbolize --debug-dir="$tmp/mod" "$tmp/oops.txt")
 
-# A function of another size than the log's: another build, refused for every frame of it.
-oops "$release" 0x999 >"$tmp/wrong.txt"
+# An x86 trace: the RIP line apart, the call trace from the caller on, so that its first frame is
+# a return address too, looked up one byte back (at an offset where that is another line). That
+# frame is in crashtest_init, the last function of .init.text, whose size the kernel counts to the
+# end of the module's text, page-aligned: not another build.
+for ((ret = 1; ret < init_size; ret++)); do
+	[ "$(eu-addr2line -e "$ko" "crashtest_init+$(printf '0x%x' "$ret")")" = \
+		"$(eu-addr2line -e "$ko" "crashtest_init+$(printf '0x%x' $((ret - 1)))")" ] || break
+done
+check "crashtest_init has two lines" test "$ret" -lt "$((init_size))"
+cat >"$tmp/x86.txt" <<EOF
+<1>[   50.000001] BUG: kernel NULL pointer dereference, address: 0000000000000000
+<4>[   50.000002] Oops: 0002 [#1] PREEMPT SMP NOPTI
+<4>[   50.000003] CPU: 0 PID: 412 Comm: insmod Tainted: G           OE      $release #1  Debian 6.1.192-3
+<4>[   50.000004] RIP: 0010:crashtest_null_deref+0x1/$(size crashtest_null_deref) [pstored_crashtest]
+<4>[   50.000005] Call Trace:
+<4>[   50.000006]  <TASK>
+<4>[   50.000007]  crashtest_init+$(printf '0x%x' "$ret")/0x1000 [pstored_crashtest]
+<4>[   50.000008]  do_one_initcall+0x41/0x200
+<4>[   50.000009]  </TASK>
+EOF
+check "x86 trace: its first frame, a return address of a function at the end of its section" \
+	diff -u <(addr2line "crashtest_init+$(printf '0x%x' $((ret - 1)))") \
+	<("$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/x86.txt" | frames /dev/stdin)
+
+# A function of another size than the log's (smaller: the kernel counts no less than st_size):
+# another build, refused for every frame of it.
+wrong_size=$(printf '0x%x' $((spin_size - 1)))
+oops "$release" "$wrong_size" >"$tmp/wrong.txt"
 "$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/wrong.txt" >"$tmp/wrong.json"
 check "a mismatching module is refused" eq \
 	"$(jq -r '[.analysis.frames[] | select(.module) | .unresolved] | unique[]' "$tmp/wrong.json")" \
-	"$ko does not match the crashed kernel: crashtest_spin is $spin_size bytes there, 0x999 in the log"
+	"$ko does not match the crashed kernel: crashtest_spin is $spin_size bytes there, $wrong_size in the log"
 
 # An offset past the function's end would be another function's line.
 sed "s|crashtest_init+$init_off/|crashtest_init+$(printf '0x%x' $((init_size + 1)))/|" \
