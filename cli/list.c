@@ -244,11 +244,22 @@ static int print_crash_table(const CrashEntry *const *v, size_t n)
 	return print_listing(t, "crash", "crashes");
 }
 
-/* Crashes with the same signature; a crash without one is a group of its own. */
+/*
+ * Crashes with the same signature; a crash without one is a group of its own. What a listing
+ * shows of it is counted here from its members, or by the source (SourceGroup).
+ */
 typedef struct Group {
-	const CrashEntry *first, *last; /* the oldest and the newest member */
-	size_t start, count;		/* members: by_key[start ... start + count) */
+	const CrashEntry *last; /* the newest member */
+	size_t start;		/* members: by_key[start ... start + count), when counted here */
+	SourceGroup counts;
 } Group;
+
+static void groups_free(Group *groups, size_t n)
+{
+	for (size_t i = 0; groups && i < n; i++)
+		json_decref(groups[i].counts.kernels);
+	free(groups);
+}
 
 static const char *group_key(const CrashEntry *e)
 {
@@ -268,6 +279,24 @@ static int compare_by_key(const void *a, const void *b)
 	return c != 0 ? c : strcmp(x->crash.id, y->crash.id);
 }
 
+/* The kernel versions of the crashes of v, distinct and sorted; NULL on OOM. */
+static json_t *distinct_kernels(const CrashEntry *const *v, size_t n)
+{
+	_cleanup_free_ const char **k = calloc(n ?: 1, sizeof(char *));
+	json_auto_t *kernels = json_array();
+
+	if (!k || !kernels)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		k[i] = v[i]->crash.kernel_version;
+	qsort(k, n, sizeof(char *), compare_strings);
+	for (size_t i = 0; i < n; i++)
+		if (*k[i] && (i == 0 || !streq(k[i], k[i - 1])) &&
+		    json_array_append_new(kernels, json_string(k[i])) < 0)
+			return NULL;
+	return TAKE_PTR(kernels);
+}
+
 static int compare_groups(const void *a, const void *b)
 {
 	const Group *x = a, *y = b;
@@ -280,7 +309,7 @@ static int compare_groups(const void *a, const void *b)
 /* Groups the crashes of v (sorted in place by key), ordered by their newest crash. */
 static int group_by_signature(const CrashEntry **v, size_t n, Group **ret, size_t *ret_n)
 {
-	_cleanup_free_ Group *groups = calloc(n ?: 1, sizeof(Group));
+	Group *groups = calloc(n ?: 1, sizeof(Group));
 	size_t k = 0;
 
 	if (!groups)
@@ -291,13 +320,25 @@ static int group_by_signature(const CrashEntry **v, size_t n, Group **ret, size_
 		    (*v[i]->crash.signature != 0) == (*groups[k - 1].last->crash.signature != 0) &&
 		    streq(group_key(v[i]), group_key(groups[k - 1].last))) {
 			groups[k - 1].last = v[i];
-			groups[k - 1].count++;
+			groups[k - 1].counts.count++;
 			continue;
 		}
-		groups[k++] = (Group){.first = v[i], .last = v[i], .start = i, .count = 1};
+		groups[k++] = (Group){.last = v[i],
+				      .start = i,
+				      .counts = {.count = 1, .first = v[i]->crash.time}};
+	}
+	for (size_t i = 0; i < k; i++) {
+		Group *g = &groups[i];
+
+		g->counts.machines = count_machines(v + g->start, g->counts.count);
+		g->counts.kernels = distinct_kernels(v + g->start, g->counts.count);
+		if (!g->counts.kernels) {
+			groups_free(groups, k);
+			return -ENOMEM;
+		}
 	}
 	qsort(groups, k, sizeof(Group), compare_groups);
-	*ret = TAKE_PTR(groups);
+	*ret = groups;
 	*ret_n = k;
 	return 0;
 }
@@ -305,24 +346,6 @@ static int group_by_signature(const CrashEntry **v, size_t n, Group **ret, size_
 static json_t *string_or_null(const char *s)
 {
 	return s && *s ? json_string(s) : json_null();
-}
-
-/* The kernel versions of a group's crashes, distinct and sorted; NULL on OOM. */
-static json_t *group_kernels(const Group *g, const CrashEntry *const *by_key)
-{
-	_cleanup_free_ const char **v = calloc(g->count, sizeof(char *));
-	json_auto_t *kernels = json_array();
-
-	if (!v || !kernels)
-		return NULL;
-	for (size_t i = 0; i < g->count; i++)
-		v[i] = by_key[g->start + i]->crash.kernel_version;
-	qsort(v, g->count, sizeof(char *), compare_strings);
-	for (size_t i = 0; i < g->count; i++)
-		if (*v[i] && (i == 0 || !streq(v[i], v[i - 1])) &&
-		    json_array_append_new(kernels, json_string(v[i])) < 0)
-			return NULL;
-	return TAKE_PTR(kernels);
 }
 
 /* "6.1.0-17-amd64, 6.1.0-18-amd64", or NULL for none (and on OOM). */
@@ -366,7 +389,7 @@ enum {
 #define SHORT_SIGNATURE 12
 #define KERNEL_VERSION_WIDTH 14
 
-static int print_group_table(const Group *groups, size_t n, const CrashEntry *const *by_key)
+static int print_group_table(const Group *groups, size_t n)
 {
 	static const char *const headers[_GROUP_MAX] = {
 		"COUNT", "MACHINES", "FIRST", "LAST", "KERNELS", "REASON", "SIGNATURE", "MESSAGE"};
@@ -386,12 +409,11 @@ static int print_group_table(const Group *groups, size_t n, const CrashEntry *co
 		char first[FORMAT_TIMESTAMP_MAX], last[FORMAT_TIMESTAMP_MAX], count[32],
 			machines[32];
 		const Group *g = &groups[i];
-		json_auto_t *kernels = group_kernels(g, by_key);
-		_cleanup_free_ char *kernel_list = join_kernels(kernels);
+		_cleanup_free_ char *kernel_list = join_kernels(g->counts.kernels);
 		const char *cells[_GROUP_MAX] = {
 			count,
 			machines,
-			format_timestamp(first, g->first->crash.time, false),
+			format_timestamp(first, g->counts.first, false),
 			format_timestamp(last, g->last->crash.time, false),
 			kernel_list,
 			or_dash(g->last->crash.reason),
@@ -399,11 +421,10 @@ static int print_group_table(const Group *groups, size_t n, const CrashEntry *co
 			or_dash(g->last->crash.headline),
 		};
 
-		if (!kernels)
+		if (!kernel_list && json_array_size(g->counts.kernels) > 0)
 			return log_oom();
-		snprintf(count, sizeof(count), "%zu", g->count);
-		snprintf(machines, sizeof(machines), "%zu",
-			 count_machines(by_key + g->start, g->count));
+		snprintf(count, sizeof(count), "%zu", g->counts.count);
+		snprintf(machines, sizeof(machines), "%zu", g->counts.machines);
 		if (table_add_row(t, cells) < 0)
 			return log_oom();
 		if (colors_enabled()) {
@@ -424,7 +445,7 @@ static json_t *group_ids(const Group *g, const CrashEntry *const *by_key)
 
 	if (!ids)
 		return NULL;
-	for (size_t k = 0; k < g->count; k++)
+	for (size_t k = 0; k < g->counts.count; k++)
 		if (json_array_append_new(ids, json_string(by_key[g->start + k]->crash.id)) < 0)
 			return NULL;
 	return TAKE_PTR(ids);
@@ -443,18 +464,17 @@ static int print_groups_json(const Group *groups, size_t n, const CrashEntry *co
 		return log_oom();
 	for (size_t i = 0; i < n; i++) {
 		const Group *g = &groups[i];
-		json_t *ids = group_ids(g, by_key), *kernels = group_kernels(g, by_key), *o;
+		json_t *ids = group_ids(g, by_key), *o;
 
-		o = json_pack("{s:o, s:I, s:I, s:I, s:I, s:o*, s:o, s:o, s:o, s:o*}", "signature",
+		o = json_pack("{s:o, s:I, s:I, s:I, s:I, s:O, s:o, s:o, s:o, s:o*}", "signature",
 			      string_or_null(g->last->crash.signature), "count",
-			      (json_int_t)g->count, "machines",
-			      (json_int_t)count_machines(by_key + g->start, g->count), "first",
-			      (json_int_t)g->first->crash.time, "last",
-			      (json_int_t)g->last->crash.time, "kernels", kernels, "kind",
-			      string_or_null(g->last->crash.kind), "reason",
+			      (json_int_t)g->counts.count, "machines",
+			      (json_int_t)g->counts.machines, "first", (json_int_t)g->counts.first,
+			      "last", (json_int_t)g->last->crash.time, "kernels", g->counts.kernels,
+			      "kind", string_or_null(g->last->crash.kind), "reason",
 			      string_or_null(g->last->crash.reason), "message",
 			      string_or_null(g->last->crash.headline), "ids", ids);
-		if (!o || !ids || !kernels || json_array_append_new(out, o) < 0)
+		if (!o || !ids || json_array_append_new(out, o) < 0)
 			return log_oom();
 	}
 	return print_json(out);
@@ -516,29 +536,73 @@ static int print_summaries_json(const CrashEntry *const *v, size_t n)
 	return print_json(out);
 }
 
-/* --group: the newest N groups of the crashes of v, which it sorts. */
+/*
+ * Prints the newest N groups of groups[0 ... n) (ordered by their newest crash), oldest first
+ * unless -r, and frees them. by_key holds their members; NULL when the source counted them
+ * (not for --json, which lists every member).
+ */
+static int print_groups(Group *groups, size_t n, const CrashEntry *const *by_key)
+{
+	size_t skip = n > arg_lines ? n - arg_lines : 0, shown = n - skip;
+	Group *g = groups + skip;
+	int r = 0;
+
+	if (arg_reverse)
+		for (size_t i = 0; i < shown / 2; i++)
+			SWAP_TWO(g[i], g[shown - 1 - i]);
+	if (arg_json != JSON_OFF)
+		r = print_groups_json(g, shown, by_key);
+	else if (shown > 0) {
+		pager_open();
+		r = print_group_table(g, shown);
+	}
+	groups_free(groups, n);
+	return r < 0 ? r : shown == 0 ? log_no_crashes() : 0;
+}
+
+/* --group: the groups of the crashes of v, which it sorts. */
 static int list_groups(const CrashEntry **v, size_t n)
 {
-	_cleanup_free_ Group *groups = NULL;
+	Group *groups = NULL;
 	size_t n_groups = 0;
-	int r = 0;
 
 	if (group_by_signature(v, n, &groups, &n_groups) < 0)
 		return log_oom();
-	if (n_groups > arg_lines) {
-		memmove(groups, groups + n_groups - arg_lines, arg_lines * sizeof(Group));
-		n_groups = arg_lines;
+	return print_groups(groups, n_groups, v);
+}
+
+/*
+ * --group from ClickHouse, which counts a million crashes faster than it sends them: a row a
+ * group. With a match, or --json (which lists the ids of every crash), the crashes are listed
+ * and grouped here, as for the other sources.
+ */
+static bool source_counts_groups(void)
+{
+	return arg_source == SOURCE_CLICKHOUSE && arg_json == JSON_OFF && !match_given();
+}
+
+static int list_source_groups(void)
+{
+	_cleanup_(crash_listing_freep) CrashListing *newest = NULL;
+	SourceGroup *counts = NULL;
+	Group *groups;
+	size_t n = 0;
+	int r;
+
+	r = clickhouse_source_groups(&newest, &counts, &n);
+	if (r < 0)
+		return r;
+	groups = calloc(n ?: 1, sizeof(Group));
+	if (!groups) {
+		source_groups_free(counts, n);
+		return log_oom();
 	}
-	if (arg_reverse)
-		for (size_t i = 0; i < n_groups / 2; i++)
-			SWAP_TWO(groups[i], groups[n_groups - 1 - i]);
-	if (arg_json != JSON_OFF)
-		r = print_groups_json(groups, n_groups, v);
-	else if (n_groups > 0) {
-		pager_open();
-		r = print_group_table(groups, n_groups, v);
-	}
-	return r < 0 ? r : n_groups == 0 ? log_no_crashes() : 0;
+	for (size_t i = 0; i < n; i++)
+		groups[i] = (Group){.last = crash_listing_entry(newest, i), .counts = counts[i]};
+	/* The kernels are the groups' now. */
+	free(counts);
+	qsort(groups, n, sizeof(Group), compare_groups);
+	return print_groups(groups, n, NULL);
 }
 
 int verb_list(int argc, char *argv[])
@@ -553,6 +617,9 @@ int verb_list(int argc, char *argv[])
 		return r;
 	/* A listing of 10,000 crashes is a megabyte: write it in a few calls, not 300. */
 	(void)setvbuf(stdout, stdout_buffer, _IOFBF, sizeof(stdout_buffer));
+
+	if (arg_group && source_counts_groups())
+		return list_source_groups();
 
 	r = source_list(&l);
 	if (r < 0)

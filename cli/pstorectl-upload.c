@@ -10,16 +10,20 @@
  * without waiting for their backoff (lib/upload/upload.h), with a line per
  * crash (a progress bar on a terminal) and a summary.
  *
- *   pstorectl-upload --clickhouse-select=URL [--clickhouse-crash=MACHINE_ID/ID]
+ *   pstorectl-upload --clickhouse-select=URL
+ *                    [--clickhouse-groups | --clickhouse-crash=MACHINE_ID/ID]
  *
  * The reader of "pstorectl --clickhouse=URL": the crashes of the ClickHouse
  * server at URL on stdout, one JSONEachRow line each, as
- * UPLOAD_CLICKHOUSE_SELECT (upload/clickhouse.h) reads them; or the row of
- * one crash, its log and document (upload_clickhouse_select_crash()).
+ * UPLOAD_CLICKHOUSE_SELECT (upload/clickhouse.h) reads them; or their groups
+ * as "list --group" shows them, aggregated by ClickHouse
+ * (UPLOAD_CLICKHOUSE_GROUP_SELECT); or the row of one crash, its log and
+ * document (upload_clickhouse_select_crash()).
  */
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,13 +85,22 @@ static void show_event(const UploadEvent *e, void *userdata)
 }
 
 static int parse_argv(int argc, char *argv[], const char **ret_store_dir,
-		      const char **ret_clickhouse_url, const char **ret_clickhouse_crash)
+		      const char **ret_clickhouse_url, bool *ret_clickhouse_groups,
+		      const char **ret_clickhouse_crash)
 {
-	enum { ARG_STORE_DIR = 0x100, ARG_LOG_LEVEL, ARG_CLICKHOUSE_SELECT, ARG_CLICKHOUSE_CRASH };
+	enum {
+		ARG_STORE_DIR = 0x100,
+		ARG_LOG_LEVEL,
+		ARG_CLICKHOUSE_SELECT,
+		ARG_CLICKHOUSE_GROUPS,
+		ARG_CLICKHOUSE_CRASH,
+	};
 	static const OptionSpec options[] = {
 		{"store-dir", required_argument, ARG_STORE_DIR, "DIR", "The crash store"},
 		{"clickhouse-select", required_argument, ARG_CLICKHOUSE_SELECT, "URL",
 		 "Print the crashes of the ClickHouse server at URL"},
+		{"clickhouse-groups", no_argument, ARG_CLICKHOUSE_GROUPS, NULL,
+		 "Print their groups by signature instead"},
 		{"clickhouse-crash", required_argument, ARG_CLICKHOUSE_CRASH, "MACHINE_ID/ID",
 		 "Only the row of this crash, with its log and document"},
 		{"log-level", required_argument, ARG_LOG_LEVEL, "LEVEL", "Log up to LEVEL"},
@@ -107,6 +120,8 @@ static int parse_argv(int argc, char *argv[], const char **ret_store_dir,
 			store_dir = optarg;
 		else if (c == ARG_CLICKHOUSE_SELECT)
 			*ret_clickhouse_url = optarg;
+		else if (c == ARG_CLICKHOUSE_GROUPS)
+			*ret_clickhouse_groups = true;
 		else if (c == ARG_CLICKHOUSE_CRASH)
 			*ret_clickhouse_crash = optarg;
 		else if (c == ARG_LOG_LEVEL)
@@ -193,15 +208,15 @@ static int log_select_failure(const char *masked_url, const UploadHttpResponse *
 			       masked_url, resp->status, escaped, UPLOAD_CLICKHOUSE_SCHEMA);
 }
 
-/* The query of --clickhouse-crash=MACHINE_ID/ID, or with crash NULL of the listing. */
-static int clickhouse_query(const char *crash, char **ret)
+/* The query of --clickhouse-crash=MACHINE_ID/ID; with crash NULL of the listing or its groups. */
+static int clickhouse_query(bool groups, const char *crash, char **ret)
 {
 	_cleanup_free_ char *machine_id = NULL;
 	const char *slash;
 	int r;
 
 	if (!crash) {
-		*ret = strdup(UPLOAD_CLICKHOUSE_SELECT);
+		*ret = strdup(groups ? UPLOAD_CLICKHOUSE_GROUP_SELECT : UPLOAD_CLICKHOUSE_SELECT);
 		return *ret ? 0 : log_oom();
 	}
 	slash = strchr(crash, '/');
@@ -216,8 +231,8 @@ static int clickhouse_query(const char *crash, char **ret)
 	return 0;
 }
 
-/* --clickhouse-select=URL: see the top of the file. */
-static int clickhouse_select(const char *url, const char *crash)
+/* --clickhouse-select=URL [--clickhouse-groups | --clickhouse-crash=]: see the top of the file. */
+static int clickhouse_select(const char *url, bool groups, const char *crash)
 {
 	_cleanup_free_ char *masked = NULL, *query = NULL;
 	UploadHttpResponse resp = {};
@@ -235,7 +250,7 @@ static int clickhouse_select(const char *url, const char *crash)
 		.sink = stdout,
 	};
 
-	r = clickhouse_query(crash, &query);
+	r = clickhouse_query(groups, crash, &query);
 	if (r < 0)
 		return r;
 	req.body = query;
@@ -260,9 +275,11 @@ static int clickhouse_select(const char *url, const char *crash)
 int main(int argc, char *argv[])
 {
 	const char *store_dir = NULL, *clickhouse_url = NULL, *clickhouse_crash = NULL;
+	bool clickhouse_groups = false;
 	int r;
 
-	r = parse_argv(argc, argv, &store_dir, &clickhouse_url, &clickhouse_crash);
+	r = parse_argv(argc, argv, &store_dir, &clickhouse_url, &clickhouse_groups,
+		       &clickhouse_crash);
 	if (r < 0)
 		return EXIT_FAILURE;
 	if (clickhouse_url) {
@@ -270,7 +287,7 @@ int main(int argc, char *argv[])
 			log_error("Failed to initialise libcurl.");
 			return EXIT_FAILURE;
 		}
-		r = clickhouse_select(clickhouse_url, clickhouse_crash);
+		r = clickhouse_select(clickhouse_url, clickhouse_groups, clickhouse_crash);
 		curl_global_cleanup();
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	}

@@ -10,7 +10,7 @@
 
 #include <systemd/sd-journal.h>
 
-#define DLSYM_PROTOTYPE(f) extern typeof(f) *sym_##f
+#include "dlopen-util.h"
 
 DLSYM_PROTOTYPE(sd_journal_open);
 DLSYM_PROTOTYPE(sd_journal_open_directory);

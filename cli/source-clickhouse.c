@@ -4,9 +4,11 @@
  * clickhouse target fills (upload/clickhouse.h). pstorectl links no libcurl:
  * the upload helper (pstorectl-upload.c) runs the query and writes the rows,
  * one JSONEachRow line each, to a pipe read here. A listing reads the columns
- * that a listing shows; show, dmesg and export read the row of one crash, its
- * log and its document. Rows come from another machine: one that is too long
- * or that is not a row of pstored is named and skipped.
+ * that a listing shows; "list --group" asks ClickHouse for the groups instead
+ * (clickhouse_source_groups()): a row a signature, not a crash; show, dmesg
+ * and export read the row of one crash, its log and its document. Rows come
+ * from another machine: one that is too long or that is not a row of pstored
+ * is named and skipped.
  */
 
 #include <errno.h>
@@ -24,10 +26,14 @@
 #include "upload/clickhouse.h"
 #include "upload/export-parse.h"
 
-/* Runs the helper with --clickhouse-select=URL (and --clickhouse-crash=), its stdout into a pipe. */
-static int spawn_select(const char *url, const char *crash, pid_t *ret_pid, FILE **ret_rows)
+/*
+ * Runs the helper with --clickhouse-select=URL (and --clickhouse-groups or --clickhouse-crash=),
+ * its stdout into a pipe.
+ */
+static int spawn_select(const char *url, bool groups, const char *crash, pid_t *ret_pid,
+			FILE **ret_rows)
 {
-	_cleanup_free_ char *helper = NULL, *option = NULL, *level = NULL, *crash_option = NULL;
+	_cleanup_free_ char *helper = NULL, *option = NULL, *level = NULL, *extra_option = NULL;
 	int fds[2];
 	pid_t pid;
 	FILE *f;
@@ -35,7 +41,8 @@ static int spawn_select(const char *url, const char *crash, pid_t *ret_pid, FILE
 	if (helper_path("PSTORECTL_UPLOAD_HELPER", PSTORECTL_UPLOAD_HELPER, &helper) < 0 ||
 	    asprintf(&option, "--clickhouse-select=%s", url) < 0 ||
 	    asprintf(&level, "--log-level=%d", log_get_max_level()) < 0 ||
-	    (crash && asprintf(&crash_option, "--clickhouse-crash=%s", crash) < 0))
+	    (crash && asprintf(&extra_option, "--clickhouse-crash=%s", crash) < 0) ||
+	    (groups && !(extra_option = strdup("--clickhouse-groups"))))
 		return log_oom();
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return log_error_errno(errno, "Failed to make a pipe: %m");
@@ -50,7 +57,7 @@ static int spawn_select(const char *url, const char *crash, pid_t *ret_pid, FILE
 		/* The helper logs at pstorectl's level. */
 		if (dup2(fds[1], STDOUT_FILENO) < 0)
 			_exit(EXIT_FAILURE);
-		execl(helper, program_invocation_short_name, level, option, crash_option,
+		execl(helper, program_invocation_short_name, level, option, extra_option,
 		      (char *)NULL);
 		log_error_errno(errno,
 				"Failed to run %s: %m (--clickhouse= needs it: reinstall pstored).",
@@ -104,46 +111,123 @@ static void log_bad_row(size_t n, int error, size_t max)
 			    n, UPLOAD_CLICKHOUSE_SCHEMA);
 }
 
-/* The rows of the helper's output into the listing. */
-static int read_rows(CrashListing *l, FILE *rows)
+/* Reads the rows of the helper's output, each with parse_row(); those it refuses are named. */
+static int read_rows(FILE *rows, int (*parse_row)(const char *line, size_t len, void *userdata),
+		     void *userdata)
 {
 	_cleanup_free_ char *line = NULL;
 	size_t allocated = 0, len, n = 0;
 	int r;
 
 	for (;;) {
-		json_auto_t *crash = NULL;
-
 		r = upload_clickhouse_read_line(rows, UPLOAD_CLICKHOUSE_LIST_ROW_MAX, &line,
 						&allocated, &len);
 		if (r == 0)
 			return 0;
 		n++;
 		if (r >= 0)
-			r = upload_clickhouse_row_to_crash(line, len, &crash);
+			r = parse_row(line, len, userdata);
 		if (r == -ENOMEM)
 			return log_oom();
 		if (r == -EIO)
 			return log_error_errno(r, "Failed to read the rows from ClickHouse: %m");
-		if (r < 0) {
+		if (r < 0)
 			log_bad_row(n, r, UPLOAD_CLICKHOUSE_LIST_ROW_MAX);
-			continue;
-		}
-		if (crash_listing_add(l, crash, NULL) < 0)
-			return log_oom();
 	}
 }
 
-int clickhouse_source_list(CrashListing *l)
+/* Runs the query of the helper, and parse_row() on each row of its answer. */
+static int clickhouse_query(bool groups,
+			    int (*parse_row)(const char *line, size_t len, void *userdata),
+			    void *userdata)
 {
 	FILE *rows = NULL;
 	pid_t pid = 0;
 	int r;
 
-	r = spawn_select(arg_clickhouse_url, NULL, &pid, &rows);
+	r = spawn_select(arg_clickhouse_url, groups, NULL, &pid, &rows);
 	if (r < 0)
 		return r;
-	return wait_select(pid, rows, read_rows(l, rows));
+	return wait_select(pid, rows, read_rows(rows, parse_row, userdata));
+}
+
+/* A row of UPLOAD_CLICKHOUSE_SELECT into the listing. */
+static int add_crash_row(const char *line, size_t len, void *userdata)
+{
+	CrashListing *l = userdata;
+	json_auto_t *crash = NULL;
+	int r;
+
+	r = upload_clickhouse_row_to_crash(line, len, &crash);
+	if (r < 0)
+		return r;
+	return crash_listing_add(l, crash, NULL) < 0 ? -ENOMEM : 0;
+}
+
+int clickhouse_source_list(CrashListing *l)
+{
+	return clickhouse_query(false, add_crash_row, l);
+}
+
+void source_groups_free(SourceGroup *g, size_t n)
+{
+	for (size_t i = 0; g && i < n; i++)
+		json_decref(g[i].kernels);
+	free(g);
+}
+
+/* What clickhouse_source_groups() fills. */
+typedef struct GroupRows {
+	CrashListing *listing;
+	SourceGroup *groups;
+	size_t n;
+} GroupRows;
+
+/* A row of UPLOAD_CLICKHOUSE_GROUP_SELECT: its newest crash into the listing, its counts. */
+static int add_group_row(const char *line, size_t len, void *userdata)
+{
+	GroupRows *g = userdata;
+	json_auto_t *newest = NULL;
+	UploadClickhouseGroup u;
+	SourceGroup *groups;
+	int r;
+
+	r = upload_clickhouse_group_row(line, len, &newest, &u);
+	if (r < 0)
+		return r;
+	groups = reallocarray(g->groups, g->n + 1, sizeof(*groups));
+	if (groups)
+		g->groups = groups;
+	if (!groups || crash_listing_add(g->listing, newest, NULL) < 0) {
+		json_decref(u.kernels);
+		return -ENOMEM;
+	}
+	g->groups[g->n++] = (SourceGroup){
+		.count = u.crashes,
+		.machines = u.machines,
+		.first = u.first,
+		.kernels = u.kernels,
+	};
+	return 0;
+}
+
+int clickhouse_source_groups(CrashListing **ret_newest, SourceGroup **ret_groups, size_t *ret_n)
+{
+	_cleanup_(crash_listing_freep) CrashListing *l = calloc(1, sizeof(CrashListing));
+	GroupRows g = {.listing = l};
+	int r;
+
+	if (!l || !(l->crashes = json_array()))
+		return log_oom();
+	r = clickhouse_query(true, add_group_row, &g);
+	if (r < 0) {
+		source_groups_free(g.groups, g.n);
+		return r;
+	}
+	*ret_newest = TAKE_PTR(l);
+	*ret_groups = g.groups;
+	*ret_n = g.n;
+	return 0;
 }
 
 /* The document of the one row of the crash's query; -ENOENT, unlogged, when there is none. */
@@ -180,7 +264,7 @@ int clickhouse_source_open_crash(const CrashEntry *e, SourceCrash *c)
 
 	if (asprintf(&key, "%s/%s", e->machine_id, e->crash.id) < 0)
 		return log_oom();
-	r = spawn_select(arg_clickhouse_url, key, &pid, &rows);
+	r = spawn_select(arg_clickhouse_url, false, key, &pid, &rows);
 	if (r < 0)
 		return r;
 	r = read_crash_row(e, rows, &c->document);

@@ -146,3 +146,22 @@ int documents_source_list(CrashListing *l);
 int documents_source_open_crash(const CrashEntry *e, SourceCrash *c);
 int clickhouse_source_list(CrashListing *l);
 int clickhouse_source_open_crash(const CrashEntry *e, SourceCrash *c);
+
+/*
+ * What "list --group" shows of a group of crashes (one signature), when the source counts
+ * them itself: clickhouse_source_groups(). The group's newest crash is the entry of the same
+ * index in the listing that comes with it.
+ */
+typedef struct SourceGroup {
+	size_t count, machines;
+	uint64_t first;	 /* the time of its oldest crash */
+	json_t *kernels; /* its kernel versions, distinct and sorted */
+} SourceGroup;
+
+void source_groups_free(SourceGroup *g, size_t n);
+
+/*
+ * The groups of every crash in ClickHouse, counted there, oldest newest crash first, and
+ * their newest crashes in *ret_newest (in the same order, not sorted again).
+ */
+int clickhouse_source_groups(CrashListing **ret_newest, SourceGroup **ret_groups, size_t *ret_n);

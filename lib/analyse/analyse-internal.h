@@ -157,8 +157,14 @@ typedef struct LogScan {
 } LogScan;
 
 /* lines.c: the log's lines, without prefixes, wrapped lines joined. */
-int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *ret_prefixed);
-int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf);
+/* How many lines have text, and how many of those had a prefix. */
+typedef struct LineCounts {
+	size_t texts, prefixed;
+} LineCounts;
+
+int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts);
+int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf,
+		       size_t *ret_joined);
 
 /* events.c: what a line reports. */
 LogHas log_has(const char *log, size_t len);

@@ -132,9 +132,10 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
 	_cleanup_free_ Line *lines = NULL;
 	_cleanup_free_ char *joined = NULL;
+	LineCounts counts;
 	LogHas has;
-	bool prefixed, qp;
-	size_t n;
+	size_t n, joins;
+	bool qp;
 	int r;
 
 	a = calloc(1, sizeof(*a));
@@ -145,17 +146,20 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	if (!a->call_trace)
 		return -ENOMEM;
 
-	r = split_lines(log, len, &lines, &n, &prefixed);
+	r = split_lines(log, len, &lines, &n, &counts);
 	if (r < 0)
 		return r;
 	n = drop_double_spacing(lines, n);
 	/* quoted-printable: "=3D" for '=', "=20" for a blank at the end of a line */
 	qp = log_contains(log, len, "=3D") || log_contains(log, len, "=20");
-	r = join_wrapped_lines(lines, n, qp, prefixed, &joined);
+	/* a third of the lines with a prefix is the log's own when a mail client wrapped the rest:
+	 * the lines without one are those that went on */
+	r = join_wrapped_lines(lines, n, qp, counts.prefixed * 3 > counts.texts, &joined, &joins);
 	if (r < 0)
 		return r;
 	has = log_has(log, len);
-	has.prefixed = prefixed;
+	/* most of the lines left have a prefix */
+	has.prefixed = counts.prefixed > (counts.texts - MIN(joins, counts.texts)) / 2;
 	r = analyse_lines(a, lines, n, &has);
 	if (r < 0)
 		return r;

@@ -109,10 +109,14 @@ Event classify_in(const Line *l, const LogHas *has)
 		"Unable to handle kernel ",
 		"general protection fault",
 		"invalid opcode: ",
+		"invalid operand: ", /* 2.6 */
 		"stack segment: ",
 		"double fault: ",
 	};
 
+	/* arc's die() prints its message alone: "Oops", then "Path: ..." and the task line */
+	if (line_is(l, "Oops"))
+		return EVENT_OOPS;
 	if (l->len < 6)
 		return EVENT_NONE;
 	/* arm64_serror_panic(): the registers, then "Kernel panic - not syncing: Asynchronous
@@ -134,12 +138,14 @@ Event classify_in(const Line *l, const LogHas *has)
 	    line_find(l, " stall"))
 		return EVENT_RCU_STALL;
 	/* 6.16 and later: "WARNING: mm/memblock.c:904 at __free_reserved_area+0xd3/0xf0, CPU#0:
-	 * swapper/0/0" */
+	 * swapper/0/0"; UBSAN's reports are of a WARNING's kind, the kernel going on unless
+	 * panic_on_warn is set ("UBSAN: array-index-out-of-bounds in drivers/...") */
 	if (has_prefix(l, "WARNING: CPU: ") || has_prefix(l, "WARNING: at ") ||
-	    is_lockdep_warning(l) ||
+	    has_prefix(l, "UBSAN: ") || is_lockdep_warning(l) ||
 	    (has_prefix(l, "WARNING: ") && line_find(l, " at ") && line_find(l, ", CPU#")))
 		return EVENT_WARNING;
-	if (has_prefix(l, "kernel BUG at "))
+	/* x86-64 before 2.6.18: "Kernel BUG at "fs/exec.c":777" */
+	if (has_prefix(l, "kernel BUG at ") || has_prefix(l, "Kernel BUG at "))
 		return EVENT_BUG;
 	for (size_t i = 0; i < ARRAY_SIZE(oops_prefixes); i++)
 		if (has_prefix(l, oops_prefixes[i]))

@@ -251,30 +251,15 @@ static size_t prefix_match(const PrefixShape *shape, const Line *l)
 }
 
 /*
- * The time part of a shape that is a time, maybe after quote marks ("[9.9]", ">[9.9]" of
- * "> [  30.77] "), in *ret, and how many quote marks stand before it; -1 if it is not that.
- */
-static int prefix_time_shape(const PrefixShape *shape, PrefixShape *ret)
-{
-	size_t quotes = 0;
-
-	while (quotes < shape->len && shape->s[quotes] == '>')
-		quotes++;
-	if (quotes == shape->len || shape->s[quotes] != '[')
-		return -1;
-	*ret = (PrefixShape){.len = shape->len - quotes};
-	memcpy(ret->s, shape->s + quotes, ret->len);
-	return (int)quotes;
-}
-
-/*
- * Removes a prefix of a learned shape from the start of l, or, for a shape that is a time (maybe
- * quoted), from after a blank in its first bytes, with what stands before it: a report glued to
- * shell output ("/init: 384: .: [  271.40] Kernel panic - ...", "> localhost login: [   30.77]
- * INFO: task ...").
+ * Removes a prefix of a learned shape from the start of l, or, for a shape that is a time, from
+ * after a blank in its first bytes, with what stands before it: a report glued to shell output
+ * ("/init: 384: .: [  271.40] Kernel panic - ...", "localhost login: [   30.77] INFO: task ..."
+ * of a quoted log, line_unquote() having removed the quote marks).
  */
 static void line_strip_learned_prefix(const PrefixShapes *shapes, Line *l)
 {
+	const Line head = {l->s, MIN(l->len, (size_t)PREFIX_LEN_MAX)};
+
 	for (size_t k = 0; k < shapes->n; k++) {
 		size_t end = prefix_match(&shapes->shapes[k], l);
 
@@ -284,23 +269,18 @@ static void line_strip_learned_prefix(const PrefixShapes *shapes, Line *l)
 		}
 	}
 	for (size_t k = 0; k < shapes->n; k++) {
-		PrefixShape time;
-		int quotes = prefix_time_shape(&shapes->shapes[k], &time);
-		Line body = *l, head;
+		const PrefixShape *shape = &shapes->shapes[k];
 
-		if (quotes < 0)
+		if (shape->s[0] != '[')
 			continue;
-		while (quotes > 0 && body.len > 0 && (body.s[0] == '>' || is_blank(body.s[0])))
-			body = line_after(&body, 1);
-		head = (Line){body.s, MIN(body.len, (size_t)PREFIX_LEN_MAX)};
 		for (const char *p = memchr(head.s, '[', head.len); p;
 		     p = memchr(p + 1, '[', (size_t)(head.s + head.len - p - 1))) {
-			Line rest = line_after(&body, (size_t)(p - body.s));
+			Line rest = line_after(l, (size_t)(p - l->s));
 			size_t end;
 
-			if (p == body.s || !is_blank(p[-1]))
+			if (p == l->s || !is_blank(p[-1]))
 				continue;
-			end = prefix_match(&time, &rest);
+			end = prefix_match(shape, &rest);
 			if (end > 0) {
 				*l = line_after(&rest, end);
 				return;
@@ -324,6 +304,29 @@ static void line_unquote(Line *l)
 	*l = line_after(l, i);
 }
 
+/* The mark with which journalctl and systemctl status cut a line to the terminal's width. */
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026 */
+
+/*
+ * A line that journalctl cut to the terminal's width keeps its start and its end with "…" in
+ * between ("... Tainted: P           OE     5.13.4-2…c34.x86_64 #1"): the word that holds the
+ * mark is not what the kernel wrote, and a part of it would be taken for a release, a function or
+ * a task. The line ends before that word.
+ */
+static void line_cut_at_ellipsis(Line *l)
+{
+	const char *at = line_find(l, ELLIPSIS);
+	size_t end;
+
+	if (!at)
+		return;
+	end = (size_t)(at - l->s);
+	while (end > 0 && !is_blank(l->s[end - 1]))
+		end--;
+	l->len = end;
+	line_trim(l);
+}
+
 /* A panic glued to a shell prompt or output: "root@bmc:~# Kernel panic - not syncing: ...". */
 static void line_skip_to_panic(Line *l)
 {
@@ -336,11 +339,11 @@ static void line_skip_to_panic(Line *l)
 		*l = line_after(l, (size_t)(at - l->s) + 1);
 }
 
-int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *ret_prefixed)
+int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts)
 {
 	size_t n = 0, allocated = 1, anchors = 0, prefixed = 0, texts = 0;
 	PrefixShapes shapes = {};
-	bool glued;
+	bool glued, cut;
 	Line *lines;
 
 	for (size_t i = 0; i < len; i++)
@@ -360,6 +363,7 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *re
 	for (size_t i = 0; i < n && anchors < PREFIX_ANCHOR_LINES_MAX; i++)
 		anchors += prefix_learn_line(&shapes, &lines[i]);
 	glued = log_contains(log, len, " " PANIC_TEXT);
+	cut = log_contains(log, len, ELLIPSIS);
 	for (size_t i = 0; i < n; i++) {
 		Line raw = lines[i];
 		bool flowed = raw.flowed;
@@ -368,6 +372,8 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *re
 		line_strip_prefixes(&lines[i]);
 		if (glued)
 			line_skip_to_panic(&lines[i]);
+		if (cut)
+			line_cut_at_ellipsis(&lines[i]);
 		lines[i].flowed = flowed;
 		line_trim(&raw);
 		lines[i].bare = lines[i].s == raw.s;
@@ -376,6 +382,6 @@ int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, bool *re
 	}
 	*ret = lines;
 	*ret_n = n;
-	*ret_prefixed = prefixed > texts / 2;
+	*ret_counts = (LineCounts){texts, prefixed};
 	return 0;
 }

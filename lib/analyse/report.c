@@ -272,11 +272,18 @@ static size_t choose_cause(const LogScan *scan, const Line *lines, size_t n, Eve
  */
 static size_t skip_inlined_warnings(const Line *lines, size_t n, size_t start)
 {
-	while (start + 1 < n && classify(&lines[start]) == EVENT_WARNING &&
-	       line_find(&lines[start], " [inline]") &&
-	       classify(&lines[start + 1]) == EVENT_WARNING)
-		start++;
-	return start;
+	for (;;) {
+		size_t next = start + 1;
+
+		/* past the lines that a wrapped WARNING line was joined from */
+		while (next < n && lines[next].continued)
+			next++;
+		if (next == n || classify(&lines[start]) != EVENT_WARNING ||
+		    !line_find(&lines[start], " [inline]") ||
+		    classify(&lines[next]) != EVENT_WARNING)
+			return start;
+		start = next;
+	}
 }
 
 /* The lines of the report at start (not n) of the given kind, and of what it ran into. */
@@ -297,8 +304,8 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 	/* arm64's "kernel stack overflow" panics after the registers of the overflow; a log that
 	 * lost a panic's first line keeps its dump before its end marker ("---[ end Kernel panic
 	 * - not syncing: Out of memory and no killable processes...") */
-	else if (kind == EVENT_PANIC &&
-		 (line_find(&lines[start], "stack overflow") || has_prefix(&lines[start], END_MARKER)))
+	else if (kind == EVENT_PANIC && (line_find(&lines[start], "stack overflow") ||
+					 has_prefix(&lines[start], END_MARKER)))
 		report_scan(report, lines, report_begin(lines, start), start, stalled);
 
 	/* A stalled CPU's frames are those of the context it was stuck in, after the registers

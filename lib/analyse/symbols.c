@@ -322,17 +322,18 @@ bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller)
 /*
  * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
  * powerpc, riscv ("epc : func+0x2c/0x90"; an address alone on other CPUs' lines), mips,
- * loongarch, parisc (the head of its instruction address queue: "IAOQ[0]: func+0x30/0x80"), and
- * s390's
+ * loongarch, parisc (the head of its instruction address queue: "IAOQ[0]: func+0x30/0x80"), arc
+ * (where the exception returns to: "[ERET  ]: func+0x6/0x88") and s390's
  * "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
  */
 bool parse_ip_line(const Line *l, Symbol *ret)
 {
 	static const char *const prefixes[] = {
-		"RIP: ",     "IP: ",  "EIP: ",	"EIP is at ", "pc : ",
-		"PC is at ", "NIP [", "epc : ", "epc: ",      "epc   : ", /* mips */
-		"ERA: ",						  /* loongarch */
-		"IAOQ[0]: ",						  /* parisc */
+		"RIP: ",      "IP: ",  "EIP: ",	 "EIP is at ", "pc : ",
+		"PC is at ",  "NIP [", "epc : ", "epc: ",      "epc   : ", /* mips */
+		"ERA: ",						   /* loongarch */
+		"IAOQ[0]: ",						   /* parisc */
+		"[ERET  ]: ", /* arc: where the exception returns to */
 	};
 
 	if (has_prefix(l, "Krnl PSW : ")) {

@@ -40,7 +40,9 @@ static void line_skip_marker(Line *l)
 /* The length of the line that starts a call trace, 0 if l does not. */
 size_t trace_header_len(const Line *l)
 {
-	static const char *const headers[] = {"Call Trace:", "Call trace:", "Backtrace:"};
+	static const char *const headers[] = {
+		"Call Trace:", "Call trace:", "Backtrace:", "Stack Trace:", /* arc */
+	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(headers); i++)
 		if (has_prefix(l, headers[i]))
@@ -151,15 +153,15 @@ static bool is_unnamed_frame(const Line *l)
 }
 
 /*
- * The checks and reports that KASAN, HWASan and KMSAN compile into every memory access
- * ("__asan_load8", "__hwasan_check_x1_67043328", "kasan_check_range", "__kasan_report"): they
- * are where a bug is found, not where it is.
+ * The checks and reports that KASAN, HWASan, KMSAN and UBSAN compile into the code
+ * ("__asan_load8", "__hwasan_check_x1_67043328", "kasan_check_range", "__kasan_report",
+ * "__ubsan_handle_out_of_bounds"): they are where a bug is found, not where it is.
  */
 bool is_sanitizer_helper(const Line *name)
 {
 	static const char *const prefixes[] = {
 		"__asan_", "__hwasan_",		  "__kasan_", "kasan_", "__msan_",
-		"kmsan_",  "check_memory_region",
+		"kmsan_",  "check_memory_region", "__ubsan_", "ubsan_",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)

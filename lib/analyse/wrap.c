@@ -147,6 +147,25 @@ static bool is_module_rest(const Line *l)
 	return i == l->len || (l->s[i] != '[' && i > 0 && is_blank(l->s[i - 1]));
 }
 
+/*
+ * An arm frame cut before the function it was called from ends: "[<c0283c30>]
+ * (sock_sendmsg+0xa0/0xc4) from [<bf01837c>]" and "(SendCanTime+0x10c/0x180 [cantime])",
+ * "[<bf014234>] (cinergyt2_submit_stream_urb+0x0/0xa4 [cinergyT2]) from" and "[<bf0143f4>]
+ * (...)", "[<bf003e80>] (dmx_section_feed_start_filtering+0x0/0x19c [dvb_core])" and "from
+ * [<bf0016e8>] (...)". A whole frame ends with the caller's ')'.
+ */
+static bool is_cut_arm_frame(const Line *first, const Line *second)
+{
+	return has_prefix(first, "[<") && line_find(first, ">] (") && !line_ends_with(first, ")") &&
+	       (second->s[0] == '(' || has_prefix(second, "[<"));
+}
+
+static bool is_arm_frame_rest(const Line *first, const Line *second)
+{
+	return has_prefix(first, "[<") && line_find(first, ">] (") && line_ends_with(first, ")") &&
+	       !line_find(first, ") from [<") && has_prefix(second, "from [<");
+}
+
 /* How a line goes on in the next one, when a console, a mail client or a copy and paste
  * wrapped it. */
 typedef enum Wrap {
@@ -168,12 +187,19 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 {
 	if (second->len == 0)
 		return WRAP_NONE;
+	/* before any other reason, which would join with a blank */
+	if (qp && first->len > 0 && first->s[first->len - 1] == '=')
+		return WRAP_SOFT;
 	/* a parenthesis left open ("pc : func (include/linux/list.h:195", "pstate: 224020c9
 	 * (nzCv daIF +PAN -UAO +TCO -DIT"): the rest of a decoded source, or in a log whose lines
 	 * have a prefix, whatever comes on lines without one */
 	if ((prefixed ? second->bare : is_source_rest(second)) &&
 	    open_before + paren_balance(first) > 0)
 		return WRAP_BLANK;
+	/* a line whose text went to the next, which lacks the prefix: "[55669.831715]" and
+	 * "nv50_vmm_flush+0x1f1/0x220 [nouveau]", "?" and "enqueue_task_fair+0x8e/0x690" */
+	if (prefixed && !first->bare && second->bare && (first->len == 0 || line_is(first, "?")))
+		return first->len == 0 ? WRAP_GLUE : WRAP_BLANK;
 	/* a decoded frame whose source went to the next line: "run_timer_softirq" and
 	 * "(arch/arm64/include/asm/jump_label.h:36 kernel/time/timer.c:342" */
 	if (second->s[0] == '(' && is_single_token(first) &&
@@ -197,8 +223,6 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 	if ((in_warning ? is_single_token(first) : has_prefix(first, "WARNING: CPU: ")) &&
 	    !line_find(first, "+0x") && is_warning_rest(second))
 		return WRAP_BLANK;
-	if (qp && first->len > 0 && first->s[first->len - 1] == '=')
-		return WRAP_SOFT;
 	if (is_wrapped_task_line(first, second))
 		return (first->len > 0 && is_digit(first->s[first->len - 1]) &&
 			is_digit(second->s[0])) ||
@@ -215,12 +239,21 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 	if ((has_prefix(first, "BUG: ") && line_ends_with(first, " in")) ||
 	    (line_ends_with(first, " by") && has_prefix(second, "task ")))
 		return WRAP_BLANK;
-	/* an arm frame without the function it was called from: "[<c0283c30>] (sock_sendmsg+0xa0/0xc4)
-	 * from [<bf01837c>]" and "(SendCanTime+0x10c/0x180 [cantime])" */
-	if (line_ends_with(first, ">]") && line_find(first, ") from [<") && second->s[0] == '(')
+	if (is_cut_arm_frame(first, second) || is_arm_frame_rest(first, second))
 		return WRAP_BLANK;
-	if (line_is(first, "RIP:") ||
-	    (has_prefix(first, "RIP: ") && first->len == 10 && first->s[first->len - 1] == ':'))
+	/* "RIP:" alone, and "0010:func+0x2d6/0xbe0 [mod]" on the next line */
+	if (line_is(first, "RIP:") || line_is(first, "EIP:")) {
+		size_t i = skip_hex(second, 0);
+		Line rest;
+
+		if (i == 4 && i < second->len && second->s[i] == ':')
+			i++;
+		else
+			i = 0;
+		rest = line_after(second, i);
+		return parse_symbol(&rest, &(Symbol){}) ? WRAP_BLANK : WRAP_NONE;
+	}
+	if (has_prefix(first, "RIP: ") && first->len == 10 && first->s[first->len - 1] == ':')
 		return parse_symbol(second, &(Symbol){}) ? WRAP_GLUE : WRAP_NONE;
 	return WRAP_NONE;
 }
@@ -228,16 +261,18 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 /*
  * Joins the lines that a console, a mail client or a copy and paste wrapped, in a buffer of their
  * own (*ret_buf, NULL when there are none) that the joined lines point into; a joined line leaves
- * an empty one behind it, marked continued.
+ * an empty one behind it, marked continued. *ret_joined: how many lines were joined to another.
  */
-int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf)
+int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf,
+		       size_t *ret_joined)
 {
 	_cleanup_free_ Wrap *wraps = NULL;
-	size_t size = 0, o = 0, chain = 0;
+	size_t size = 0, o = 0, chain = 0, joins = 0;
 	int open = 0;
 	char *buf;
 
 	*ret_buf = NULL;
+	*ret_joined = 0;
 	for (size_t i = 0; i + 1 < n; i++) {
 		bool continuing = i > 0 && wraps && wraps[i - 1] != WRAP_NONE;
 		bool in_warning = continuing && has_prefix(&lines[i - 1], "WARNING: ");
@@ -261,6 +296,7 @@ int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret
 				return -ENOMEM;
 		}
 		wraps[i] = w;
+		joins++;
 		size += lines[i].len + 1 + lines[i + 1].len;
 	}
 	if (size == 0)
@@ -291,5 +327,6 @@ int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret
 		i = k;
 	}
 	*ret_buf = buf;
+	*ret_joined = joins;
 	return 0;
 }

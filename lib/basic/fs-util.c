@@ -235,31 +235,49 @@ static int tmp_name_random(const char *name, char ret[static NAME_MAX + 1])
 	return 0;
 }
 
+/* Writes buf to a new file of a unique name next to name, returned in ret_tmp. */
+static int write_file_tmp(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len,
+			  bool sync, char ret_tmp[static NAME_MAX + 1])
+{
+	int r;
+
+	/* Created anew, never opened: whatever is there (a FIFO would block an open for writing). */
+	do {
+		r = tmp_name_random(name, ret_tmp);
+		if (r < 0)
+			return r;
+		r = write_file(dir_fd, ret_tmp, O_EXCL, mode, buf, len, sync);
+	} while (r == -EEXIST);
+	if (r < 0) {
+		(void)unlinkat(dir_fd, ret_tmp, 0);
+		return r;
+	}
+	return 0;
+}
+
+int write_file_tmp_at(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len,
+		      bool sync, char ret_tmp[static NAME_MAX + 1])
+{
+	return write_file_tmp(dir_fd, name, mode, buf, len, sync, ret_tmp);
+}
+
 static int write_file_atomic(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len,
 			     bool sync)
 {
 	char tmp[NAME_MAX + 1];
 	int r;
 
-	/* Created anew, never opened: whatever is there (a FIFO would block an open for writing). */
-	do {
-		r = tmp_name_random(name, tmp);
-		if (r < 0)
-			return r;
-		r = write_file(dir_fd, tmp, O_EXCL, mode, buf, len, sync);
-	} while (r == -EEXIST);
+	r = write_file_tmp(dir_fd, name, mode, buf, len, sync, tmp);
 	if (r < 0)
-		goto fail;
+		return r;
 	if (renameat(dir_fd, tmp, dir_fd, name) < 0) {
 		r = -errno;
-		goto fail;
+		(void)unlinkat(dir_fd, tmp, 0);
+		return r;
 	}
 	if (sync && fsync(dir_fd) < 0)
 		return -errno;
 	return 0;
-fail:
-	(void)unlinkat(dir_fd, tmp, 0);
-	return r;
 }
 
 int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len)

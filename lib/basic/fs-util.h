@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -81,6 +82,14 @@ int write_file_atomic_at(int dir_fd, const char *name, mode_t mode, const void *
  */
 int write_file_atomic_at_nosync(int dir_fd, const char *name, mode_t mode, const void *buf,
 				size_t len);
+
+/*
+ * The first half of write_file_atomic_at() (with sync) or write_file_atomic_at_nosync(), for a
+ * caller that replaces many files at once: writes the new file, its name returned in ret_tmp,
+ * without renaming it over name.
+ */
+int write_file_tmp_at(int dir_fd, const char *name, mode_t mode, const void *buf, size_t len,
+		      bool sync, char ret_tmp[static NAME_MAX + 1]);
 
 /* Opens the directory dir_fd/name for readdir(); flags adds to O_DIRECTORY | O_CLOEXEC. */
 int opendir_at(int dir_fd, const char *name, int flags, DIR **ret);

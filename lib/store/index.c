@@ -269,15 +269,32 @@ int index_append_stamp(Store *s)
 	return index_append_text(s, line, strlen(line));
 }
 
-int index_append_crash(Store *s, json_t *crash)
+int index_append_crashes(Store *s, json_t *const *crashes, size_t n)
 {
-	json_auto_t *summary = NULL;
-	int r;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r = 0;
 
-	r = store_crash_summary(crash, &summary);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		_cleanup_free_ char *line = NULL;
+		json_auto_t *summary = NULL;
+		size_t line_len;
+
+		r = store_crash_summary(crashes[i], &summary);
+		if (r >= 0)
+			r = index_line_format(summary, &line, &line_len);
+		if (r >= 0 && fwrite(line, 1, line_len, f) != line_len)
+			r = -ENOMEM;
+	}
+	if (fclose(f) != 0 && r >= 0)
+		r = -ENOMEM;
 	if (r < 0)
 		return r;
-	return index_append(s, summary);
+	return index_append_text(s, text, len);
 }
 
 /* By id, then in the order of the file (a later line starts further into the mapping). */

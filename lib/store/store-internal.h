@@ -53,7 +53,8 @@ struct Store {
 /* store.c */
 int store_lock(Store *s, bool wait);
 int store_delete_locked(Store *s, const char *id);
-int crash_json_write(int crash_fd, json_t *crash, bool atomic);
+/* Writes the crash.json of a new crash, not durable yet (store_txns_commit() makes it so). */
+int crash_json_write(int crash_fd, json_t *crash);
 /* The JSON object in the file name of dir_fd, of at most max bytes; -EBADMSG if it is not one. */
 int json_object_read_at(int dir_fd, const char *name, size_t max, json_t **ret);
 int crash_summary_load(Store *s, const char *id, json_t **ret);
@@ -63,7 +64,8 @@ bool summary_is_unsent(json_t *summary);
 
 /* index.c, writers: the write lock held. */
 int index_append(Store *s, json_t *summary);
-int index_append_crash(Store *s, json_t *crash);
+/* The lines of n crashes in one write(). */
+int index_append_crashes(Store *s, json_t *const *crashes, size_t n);
 int index_append_tombstone(Store *s, const char *id);
 int index_append_stamp(Store *s);
 bool index_is_fresh(Store *s);

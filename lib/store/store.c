@@ -303,9 +303,10 @@ int crash_summary_load(Store *s, const char *id, json_t **ret)
 	return store_crash_summary(crash, ret);
 }
 
-int crash_json_write(int crash_fd, json_t *crash, bool atomic)
+/* crash.json's text: the JSON, indented, with a final newline. */
+static int crash_json_format(json_t *crash, char **ret, size_t *ret_len)
 {
-	_cleanup_free_ char *text = NULL;
+	char *text;
 	size_t len;
 
 	text = json_dumps(crash, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -313,35 +314,139 @@ int crash_json_write(int crash_fd, json_t *crash, bool atomic)
 		return -ENOMEM;
 	len = strlen(text);
 	text[len++] = '\n';
-	if (atomic)
-		return write_file_atomic_at(crash_fd, CRASH_FILE, STORE_FILE_MODE, text, len);
+	*ret = text;
+	*ret_len = len;
+	return 0;
+}
+
+int crash_json_write(int crash_fd, json_t *crash)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r;
+
+	r = crash_json_format(crash, &text, &len);
+	if (r < 0)
+		return r;
 	/* A new crash: store_txns_commit() makes it durable. */
 	return write_file_at_nosync(crash_fd, CRASH_FILE, O_EXCL, STORE_FILE_MODE, text, len);
 }
 
-int store_update_crash(Store *s, const char *id, json_t *crash)
+/* A new crash.json written beside the one it replaces, not yet renamed over it. */
+typedef struct StagedCrashFile {
+	int crash_fd; /* -1: the crash is gone */
+	char tmp[NAME_MAX + 1];
+} StagedCrashFile;
+
+static void staged_crash_files_free(StagedCrashFile *f, size_t n)
 {
-	_cleanup_close_ int lock_fd = -1, crash_fd = -1;
-	json_t *cid = json_object_get(crash, "id");
-	bool fresh;
+	for (size_t i = 0; f && i < n; i++) {
+		if (f[i].crash_fd < 0)
+			continue;
+		if (f[i].tmp[0])
+			(void)unlinkat(f[i].crash_fd, f[i].tmp, 0);
+		close(f[i].crash_fd);
+	}
+	free(f);
+}
+
+/* Writes the new crash.json of crash to f, fsync'ed when sync. 0 and f->crash_fd -1 if it is gone. */
+static int crash_json_stage(Store *s, json_t *crash, bool sync, StagedCrashFile *f)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
 	int r;
 
-	if (!json_is_object(crash) || !json_is_string(cid) || !streq(json_string_value(cid), id))
-		return -EINVAL;
+	f->crash_fd = open_crash_dir(s, json_string_value(json_object_get(crash, "id")));
+	if (f->crash_fd == -ENOENT) {
+		f->crash_fd = -1;
+		return 0;
+	}
+	if (f->crash_fd < 0)
+		return f->crash_fd;
+	r = crash_json_format(crash, &text, &len);
+	if (r < 0)
+		return r;
+	return write_file_tmp_at(f->crash_fd, CRASH_FILE, STORE_FILE_MODE, text, len, sync, f->tmp);
+}
+
+/*
+ * The staged files of n crashes renamed into place, durable: for one crash, its directory
+ * fsync'ed (its file was); for more, a syncfs(2) before the renames and one after, two disk
+ * waits for the whole batch instead of two a crash.
+ */
+static int staged_crash_files_commit(Store *s, StagedCrashFile *f, size_t n)
+{
+	if (n > 1 && syncfs(s->dir_fd) < 0)
+		return -errno;
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].crash_fd < 0)
+			continue;
+		if (renameat(f[i].crash_fd, f[i].tmp, f[i].crash_fd, CRASH_FILE) < 0)
+			return -errno;
+		f[i].tmp[0] = '\0';
+		if (n == 1 && fsync(f[i].crash_fd) < 0)
+			return -errno;
+	}
+	if (n > 1 && syncfs(s->dir_fd) < 0)
+		return -errno;
+	return 0;
+}
+
+int store_update_crashes(Store *s, json_t *const *crashes, size_t n)
+{
+	_cleanup_close_ int lock_fd = -1;
+	_cleanup_free_ json_t **updated = NULL;
+	StagedCrashFile *staged;
+	size_t n_updated = 0;
+	bool fresh;
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!json_is_object(crashes[i]) ||
+		    !store_crash_id_is_valid(json_string_value(json_object_get(crashes[i], "id"))))
+			return -EINVAL;
+	if (n == 0)
+		return 0;
 	lock_fd = store_lock(s, true);
 	if (lock_fd < 0)
 		return lock_fd;
-	crash_fd = open_crash_dir(s, id);
-	if (crash_fd < 0)
-		return crash_fd;
+	staged = calloc(n, sizeof(*staged));
+	updated = calloc(n, sizeof(*updated));
+	if (!staged || !updated) {
+		free(staged);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		staged[i].crash_fd = -1;
+
 	fresh = index_is_fresh(s);
-	r = crash_json_write(crash_fd, crash, true);
+	for (size_t i = 0; i < n && r >= 0; i++)
+		r = crash_json_stage(s, crashes[i], n == 1, &staged[i]);
+	if (r >= 0)
+		r = staged_crash_files_commit(s, staged, n);
+	for (size_t i = 0; i < n; i++)
+		if (staged[i].crash_fd >= 0 && !staged[i].tmp[0])
+			updated[n_updated++] = crashes[i];
+	staged_crash_files_free(staged, n);
+
+	/* crash.json is the truth; should this fail, listing repairs the index. */
+	if (n_updated > 0 && index_append_crashes(s, updated, n_updated) >= 0 && fresh)
+		(void)index_append_stamp(s);
+	return r < 0 ? r : (int)MIN(n_updated, (size_t)INT_MAX);
+}
+
+int store_update_crash(Store *s, const char *id, json_t *crash)
+{
+	json_t *cid = json_object_get(crash, "id");
+	int r;
+
+	if (!json_is_string(cid) || !streq(json_string_value(cid), id))
+		return -EINVAL;
+	r = store_update_crashes(s, &crash, 1);
 	if (r < 0)
 		return r;
-	/* crash.json is the truth; should this fail, listing repairs the index. */
-	if (index_append_crash(s, crash) >= 0 && fresh)
-		(void)index_append_stamp(s);
-	return 0;
+	return r == 0 ? -ENOENT : 0;
 }
 
 int store_delete_locked(Store *s, const char *id)

@@ -132,6 +132,15 @@ int store_resolve_id(Store *s, const char *prefix, char **ret_id, json_t **ret_m
 int store_load_crash(Store *s, const char *id, json_t **ret_crash);
 /* Atomically replaces crash.json (its "id" must equal id) and updates the index. */
 int store_update_crash(Store *s, const char *id, json_t *crash);
+/*
+ * The same for n crashes at once, each named by its "id", with two waits for the disk in all
+ * rather than two a crash: every new crash.json is written, one syncfs(2) makes them durable,
+ * then each is renamed into place and a second syncfs() makes the renames durable; the
+ * index gets their lines in one write. A crash whose directory is gone (removed since it was
+ * loaded) is skipped. Returns how many were updated. On failure, some crashes may have their
+ * new crash.json (not necessarily durable yet) and the others keep their old one.
+ */
+int store_update_crashes(Store *s, json_t *const *crashes, size_t n);
 int store_delete_crash(Store *s, const char *id);
 
 /*

@@ -227,7 +227,7 @@ int store_txn_prepare(StoreTxn *t, json_t *crash)
 	    json_object_set_new(crash, "stored_bytes", json_integer((json_int_t)t->size)) < 0)
 		return -ENOMEM;
 
-	r = crash_json_write(t->dir_fd, crash, false);
+	r = crash_json_write(t->dir_fd, crash);
 	if (r < 0)
 		return r;
 	r = store_crash_summary(crash, &t->summary);

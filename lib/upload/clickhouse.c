@@ -227,18 +227,16 @@ static int parse_row(const char *line, size_t len, json_t **ret)
 	return 0;
 }
 
-int upload_clickhouse_row_to_crash(const char *line, size_t len, json_t **ret)
+/* The crash.json of a row that parse_row() took, of the columns of UPLOAD_CLICKHOUSE_SELECT. */
+static int row_to_crash(json_t *row, json_t **ret)
 {
-	json_auto_t *row = NULL, *crash = json_object(), *analysis = json_object(), *records = NULL;
+	json_auto_t *crash = json_object(), *analysis = json_object(), *records = NULL;
 	const char *records_text;
 	json_int_t usec, archived_at;
 	int r;
 
 	if (!crash || !analysis)
 		return -ENOMEM;
-	r = parse_row(line, len, &row);
-	if (r < 0)
-		return r;
 	records_text = json_string_value(json_object_get(row, "records"));
 	if (uint64_column(json_object_get(row, "time_usec"), &usec) < 0 ||
 	    uint64_column(json_object_get(row, "archived_at"), &archived_at) < 0 || !records_text)
@@ -262,6 +260,51 @@ int upload_clickhouse_row_to_crash(const char *line, size_t len, json_t **ret)
 	    json_object_set(crash, "analysis", analysis) < 0)
 		return -ENOMEM;
 	*ret = TAKE_PTR(crash);
+	return 0;
+}
+
+int upload_clickhouse_row_to_crash(const char *line, size_t len, json_t **ret)
+{
+	json_auto_t *row = NULL;
+	int r;
+
+	r = parse_row(line, len, &row);
+	if (r < 0)
+		return r;
+	return row_to_crash(row, ret);
+}
+
+int upload_clickhouse_group_row(const char *line, size_t len, json_t **ret_newest,
+				UploadClickhouseGroup *ret)
+{
+	json_auto_t *row = NULL, *newest = NULL;
+	json_int_t crashes, machines, first;
+	json_t *kernels, *k;
+	size_t i;
+	int r;
+
+	r = parse_row(line, len, &row);
+	if (r < 0)
+		return r;
+	kernels = json_object_get(row, "group_kernels");
+	if (uint64_column(json_object_get(row, "group_crashes"), &crashes) < 0 ||
+	    uint64_column(json_object_get(row, "group_machines"), &machines) < 0 ||
+	    uint64_column(json_object_get(row, "group_first"), &first) < 0 ||
+	    !json_is_array(kernels))
+		return -EBADMSG;
+	json_array_foreach(kernels, i, k)
+		if (!json_is_string(k))
+			return -EBADMSG;
+	r = row_to_crash(row, &newest);
+	if (r < 0)
+		return r;
+	*ret_newest = TAKE_PTR(newest);
+	*ret = (UploadClickhouseGroup){
+		.crashes = (uint64_t)crashes,
+		.machines = (uint64_t)machines,
+		.first = (uint64_t)first,
+		.kernels = json_incref(kernels),
+	};
 	return 0;
 }
 

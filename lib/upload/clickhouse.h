@@ -41,6 +41,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Where the packages install the schema (lib/upload/clickhouse/schema.sql). */
@@ -105,6 +106,56 @@ int upload_clickhouse_row_to_crash(const char *line, size_t len, json_t **ret);
  * and -EBADMSG when its document is not the export document of the row's crash.
  */
 int upload_clickhouse_row_to_document(const char *line, size_t len, json_t **ret);
+
+/*
+ * What "pstorectl --clickhouse=URL list --group" reads back: the groups aggregated by
+ * ClickHouse, so that a million crashes are not shipped to be counted. A group is the crashes
+ * of one signature; a crash without one is a group of its own, keyed by its id (as
+ * "pstorectl list --group" groups any source). Each row holds the columns of
+ * UPLOAD_CLICKHOUSE_SELECT, those of the group's newest crash (by time, then crash id), and:
+ *
+ *	group_crashes    its crashes: distinct (machine id, crash id), so that a crash sent
+ *	                 twice and not merged yet counts once
+ *	group_machines   its machines: distinct machine ids (host names where there is none)
+ *	group_first      the time of its oldest crash (microseconds)
+ *	group_kernels    the kernel versions of its crashes, distinct and sorted, "" left out
+ *
+ * The inner query names what the outer one aggregates, since an alias of ClickHouse (such as
+ * the outer crash_id) would otherwise stand for the column in every other aggregate.
+ */
+#define UPLOAD_CLICKHOUSE_GROUP_SELECT                                                             \
+	"SELECT argMax(crash_id, newest) AS crash_id, argMax(machine_id, newest) AS machine_id, "  \
+	"argMax(hostname, newest) AS hostname, argMax(boot_id, newest) AS boot_id, "               \
+	"argMax(kind, newest) AS kind, argMax(reason, newest) AS reason, "                         \
+	"argMax(backend, newest) AS backend, argMax(pstore_reason, newest) AS pstore_reason, "     \
+	"argMax(time_usec, newest) AS time_usec, argMax(archived_at, newest) AS archived_at, "     \
+	"argMax(message, newest) AS message, argMax(function, newest) AS function, "               \
+	"argMax(module, newest) AS module, argMax(kernel, newest) AS kernel, "                     \
+	"argMax(signature, newest) AS signature, argMax(taint, newest) AS taint, "                 \
+	"argMax(comm, newest) AS comm, argMax(records, newest) AS records, "                       \
+	"uniqExact(crash_key) AS group_crashes, uniqExact(machine_key) AS group_machines, "        \
+	"min(t) AS group_first, "                                                                  \
+	"arrayFilter(x -> x != '', arraySort(groupUniqArray(k))) AS group_kernels "                \
+	"FROM (SELECT *, (time_usec, crash_id) AS newest, (machine_id, crash_id) AS crash_key, "   \
+	"if(machine_id = '', hostname, machine_id) AS machine_key, time_usec AS t, kernel AS k, "  \
+	"signature = '' AS unsigned, if(signature = '', crash_id, signature) AS group_key "        \
+	"FROM pstored.crashes) "                                                                   \
+	"GROUP BY unsigned, group_key ORDER BY time_usec, crash_id FORMAT JSONEachRow\n"
+
+/* The aggregates of a row of UPLOAD_CLICKHOUSE_GROUP_SELECT. */
+typedef struct UploadClickhouseGroup {
+	uint64_t crashes, machines;
+	uint64_t first;	 /* µs since the epoch */
+	json_t *kernels; /* an array of strings, the caller's to json_decref() */
+} UploadClickhouseGroup;
+
+/*
+ * A row of UPLOAD_CLICKHOUSE_GROUP_SELECT (line, len bytes): its newest crash
+ * (upload_clickhouse_row_to_crash(), and its errors) and its aggregates. -EBADMSG when it is
+ * not such a row.
+ */
+int upload_clickhouse_group_row(const char *line, size_t len, json_t **ret_newest,
+				UploadClickhouseGroup *ret);
 
 /*
  * Whether ClickHouse's answer says that pstored.crashes or its database does not exist: HTTP

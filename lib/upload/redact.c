@@ -26,6 +26,11 @@ typedef size_t (*RedactCheck)(const char *text, size_t len, size_t start, size_t
 typedef struct RedactRule {
 	regex_t regex;
 	RedactCheck check; /* NULL: every match counts */
+	/*
+	 * NULL, or characters of which every match holds one: a text without any is not worth a
+	 * regexec(), whose set-up costs more than most strings of crash.json.
+	 */
+	const char *needs;
 	char *tag;
 } RedactRule;
 
@@ -112,7 +117,7 @@ static size_t check_word(const char *text, size_t len, size_t start, size_t end)
 }
 
 static int redactor_add_rule(UploadRedactor *r, const char *regex, int cflags, RedactCheck check,
-			     const char *tag, char **ret_error)
+			     const char *needs, const char *tag, char **ret_error)
 {
 	RedactRule *rules, *rule;
 	int k;
@@ -139,6 +144,7 @@ static int redactor_add_rule(UploadRedactor *r, const char *regex, int cflags, R
 		return k == REG_ESPACE ? -ENOMEM : -EINVAL;
 	}
 	rule->check = check;
+	rule->needs = needs;
 	r->n_rules++;
 	return 0;
 }
@@ -153,15 +159,16 @@ int upload_redactor_new(UploadRedactor **ret)
 		return -ENOMEM;
 
 	/* MACs first: "52:54:00:12:34:56" is also an IPv6 candidate. */
-	k = redactor_add_rule(r, "[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}", 0, check_mac, "[MAC]",
-			      NULL);
+	k = redactor_add_rule(r, "[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}", 0, check_mac, ":-",
+			      "[MAC]", NULL);
 	if (k < 0)
 		return k;
-	k = redactor_add_rule(r, "[0-9A-Fa-f]{0,4}(:[0-9A-Fa-f]{0,4}){2,7}", 0, check_ipv6,
+	k = redactor_add_rule(r, "[0-9A-Fa-f]{0,4}(:[0-9A-Fa-f]{0,4}){2,7}", 0, check_ipv6, ":",
 			      "[IPv6]", NULL);
 	if (k < 0)
 		return k;
-	k = redactor_add_rule(r, "[0-9]{1,3}(\\.[0-9]{1,3}){3}", 0, check_ipv4, "[IPv4]", NULL);
+	k = redactor_add_rule(r, "[0-9]{1,3}(\\.[0-9]{1,3}){3}", 0, check_ipv4, ".", "[IPv4]",
+			      NULL);
 	if (k < 0)
 		return k;
 
@@ -210,18 +217,35 @@ int upload_redactor_add_word(UploadRedactor *r, const char *word, const char *ta
 	}
 	*p = '\0';
 
-	return redactor_add_rule(r, regex, REG_ICASE, check_word, tag, NULL);
+	return redactor_add_rule(r, regex, REG_ICASE, check_word, NULL, tag, NULL);
 }
 
 int upload_redactor_add_regex(UploadRedactor *r, const char *regex, char **ret_error)
 {
-	return redactor_add_rule(r, regex, 0, NULL, "[REDACTED]", ret_error);
+	return redactor_add_rule(r, regex, 0, NULL, NULL, "[REDACTED]", ret_error);
 }
 
-/* One rule over text[0..len), written to out. */
-static int redact_rule(const RedactRule *rule, const char *text, size_t len, FILE *out)
+/* Whether text[0..len) holds any of the characters of chars. */
+static bool memchr_any(const char *text, size_t len, const char *chars)
+{
+	for (; *chars; chars++)
+		if (memchr(text, *chars, len))
+			return true;
+	return false;
+}
+
+/*
+ * One rule over text[0..len): the text with what it redacts replaced in *out, a memory stream
+ * opened at the first replacement into *ret. Most strings have nothing to redact, and then
+ * *out stays NULL: no stream and no copy for them.
+ */
+static int redact_rule(const RedactRule *rule, const char *text, size_t len, FILE **out, char **ret,
+		       size_t *ret_len)
 {
 	size_t pos = 0, copied = 0;
+
+	if (rule->needs && !memchr_any(text, len, rule->needs))
+		return 0;
 
 	while (pos <= len) {
 		regmatch_t m = {.rm_so = pos, .rm_eo = len};
@@ -243,13 +267,18 @@ static int redact_rule(const RedactRule *rule, const char *text, size_t len, FIL
 			continue;
 		}
 
-		if (fwrite(text + copied, 1, start - copied, out) != start - copied ||
-		    fputs(rule->tag, out) == EOF)
+		if (!*out) {
+			*out = open_memstream(ret, ret_len);
+			if (!*out)
+				return -ENOMEM;
+		}
+		if (fwrite(text + copied, 1, start - copied, *out) != start - copied ||
+		    fputs(rule->tag, *out) == EOF)
 			return -ENOMEM;
 		pos = copied = start + n;
 	}
 
-	if (fwrite(text + copied, 1, len - copied, out) != len - copied)
+	if (*out && fwrite(text + copied, 1, len - copied, *out) != len - copied)
 		return -ENOMEM;
 	return 0;
 }
@@ -269,17 +298,16 @@ int upload_redact_text(const UploadRedactor *r, const char *text, size_t len, ch
 	for (size_t i = 0; i < r->n_rules; i++) {
 		_cleanup_free_ char *next = NULL;
 		size_t next_len = 0;
-		FILE *out;
+		FILE *out = NULL;
 		int k;
 
-		out = open_memstream(&next, &next_len);
-		if (!out)
-			return -ENOMEM;
-		k = redact_rule(&r->rules[i], buf, buf_len, out);
-		if (fclose(out) != 0 && k == 0)
+		k = redact_rule(&r->rules[i], buf, buf_len, &out, &next, &next_len);
+		if (out && fclose(out) != 0 && k == 0)
 			k = -ENOMEM;
 		if (k < 0)
 			return k;
+		if (!out)
+			continue; /* nothing redacted: buf stays */
 
 		free(buf);
 		buf = TAKE_PTR(next);

@@ -56,7 +56,7 @@ typedef struct TargetRun {
 	char fingerprint[SHA256_HEX_SIZE];
 	UploadQuota quota;
 	usec_t throttled_until;
-	char **due; /* crash ids, oldest first */
+	json_t **due; /* the crashes to send, oldest first, as read by the first pass */
 	size_t n_due;
 } TargetRun;
 
@@ -96,7 +96,7 @@ static void target_run_done(TargetRun *t)
 	free(t->url);
 	free(t->masked_url);
 	for (size_t i = 0; i < t->n_due; i++)
-		free(t->due[i]);
+		json_decref(t->due[i]);
 	free(t->due);
 }
 
@@ -316,7 +316,7 @@ static int consider_crash(TargetRun *t, const UploadOptions *o, json_t *crash, u
 	json_t *state = json_object_get(json_object_get(crash, "upload"), t->cfg->name);
 	/* NULL for the log of a clean boot: sent only when forced. */
 	const char *s = store_upload_state_for(crash, t->cfg->name) ?: "-";
-	char **due;
+	json_t **due;
 
 	if (streq(s, "sent"))
 		upload_quota_count(&t->quota, now, state_uint(state, "sent_at"),
@@ -342,10 +342,7 @@ static int consider_crash(TargetRun *t, const UploadOptions *o, json_t *crash, u
 	if (!due)
 		return -ENOMEM;
 	t->due = due;
-	t->due[t->n_due] = strdup(id);
-	if (!t->due[t->n_due])
-		return -ENOMEM;
-	t->n_due++;
+	t->due[t->n_due++] = json_incref(crash);
 	return 0;
 }
 
@@ -586,12 +583,11 @@ static int send_crash(TargetRun *t, Store *s, const HostFacts *host, json_t *cra
 	return state ? 0 : upload_oom(t->o);
 }
 
-static void report(const UploadOptions *o, const TargetRun *t, size_t index, const char *id,
-		   const SendResult *res)
+static void report(const UploadOptions *o, const TargetRun *t, size_t index, const SendResult *res)
 {
 	UploadEvent e = {
 		.target = t->cfg->name,
-		.id = id,
+		.id = json_string_value(json_object_get(t->due[index], "id")),
 		.result = res->result,
 		.message = res->message,
 		.index = index + 1,
@@ -614,64 +610,46 @@ static void count_result(UploadSummary *sum, UploadResult r)
 }
 
 /* Records the new upload state of the i-th due crash of t (if state), counts and reports it. */
-static int record_result(TargetRun *t, Store *s, const UploadOptions *o, size_t i, json_t *crash,
-			 json_t *state, const SendResult *res, UploadSummary *sum)
+static int record_result(TargetRun *t, Store *s, const UploadOptions *o, size_t i, json_t *state,
+			 const SendResult *res, UploadSummary *sum)
 {
-	const char *id = t->due[i];
+	json_t *crash = t->due[i];
+	const char *id = json_string_value(json_object_get(crash, "id"));
 	int r;
 
 	if (state) {
 		r = set_upload_state(crash, t->cfg->name, state);
 		if (r >= 0)
 			r = store_update_crash(s, id, crash);
-		if (r < 0)
+		/* -ENOENT: removed since the first pass. */
+		if (r < 0 && r != -ENOENT)
 			return upload_log(o, LOG_ERR, r,
 					  "Failed to record the upload state of crash %s in %s: %m",
 					  id, store_path(s));
 	}
 	count_result(sum, res->result);
-	report(o, t, i, id, res);
+	report(o, t, i, res);
 	return 0;
-}
-
-/* Loads the crash of id; -ENOENT quietly when it was removed since the first pass. */
-static int load_due_crash(Store *s, const UploadOptions *o, const char *id, json_t **ret)
-{
-	int r;
-
-	r = store_load_crash(s, id, ret);
-	if (r < 0 && r != -ENOENT)
-		return upload_log(o, LOG_ERR, r, "Failed to load crash %s from %s: %m", id,
-				  store_path(s));
-	return r;
 }
 
 /* Sends the i-th due crash of t, records its new upload state and reports it. */
 static int send_due_crash(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
 			  size_t i, UploadSummary *sum, bool *stop)
 {
-	json_auto_t *crash = NULL;
 	json_t *state = NULL;
 	SendResult res = {};
 	int r;
 
-	r = load_due_crash(s, o, t->due[i], &crash);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
-
-	r = send_crash(t, s, host, crash, now_usec(), o->force, &state, &res);
+	r = send_crash(t, s, host, t->due[i], now_usec(), o->force, &state, &res);
 	if (r >= 0)
-		r = record_result(t, s, o, i, crash, state, &res, sum);
+		r = record_result(t, s, o, i, state, &res, sum);
 	free(res.message);
 	*stop = res.stop_target;
 	return r;
 }
 
-/* One crash of a ClickHouse batch: its crash.json, and what became of it. */
+/* What became of one crash of a ClickHouse batch. */
 typedef struct BatchCrash {
-	json_t *crash; /* NULL: removed since the first pass */
 	json_t *state; /* its new upload state; NULL: unchanged */
 	SendResult res;
 	unsigned attempts;
@@ -679,25 +657,19 @@ typedef struct BatchCrash {
 } BatchCrash;
 
 /*
- * Loads the i-th due crash of t and appends its row to body, if the limits let it go; else
- * fills b->res (and b->state when it never may go).
+ * Appends the row of the i-th due crash of t to body, if the limits let it go; else fills
+ * b->res (and b->state when it never may go).
  */
 static int batch_add_crash(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
 			   size_t i, usec_t now, FILE *body, BatchCrash *b)
 {
 	_cleanup_(upload_document_done) UploadDocument doc = {};
-	json_t *old;
+	json_t *crash = t->due[i];
+	json_t *old = json_object_get(json_object_get(crash, "upload"), t->cfg->name);
 	int r;
 
-	r = load_due_crash(s, o, t->due[i], &b->crash);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
-	old = json_object_get(json_object_get(b->crash, "upload"), t->cfg->name);
 	b->attempts = (unsigned)state_uint(old, "attempts") + 1;
-
-	r = build_document(t, s, host, b->crash, &doc, &b->res);
+	r = build_document(t, s, host, crash, &doc, &b->res);
 	if (r <= 0)
 		return r;
 	b->res.bytes = doc.len;
@@ -761,8 +733,43 @@ static int batch_insert(TargetRun *t, const char *body, size_t len, BatchCrash *
 }
 
 /*
+ * Records the new upload states of the crashes first to first + n - 1 of t, all in one
+ * store_update_crashes() (two waits for the disk for the batch), then counts and reports each.
+ */
+static int batch_record(TargetRun *t, Store *s, const UploadOptions *o, size_t first,
+			BatchCrash *batch, size_t n, UploadSummary *sum)
+{
+	_cleanup_free_ json_t **changed = calloc(n, sizeof(*changed));
+	size_t n_changed = 0;
+	int r;
+
+	if (!changed)
+		return upload_oom(o);
+	for (size_t i = 0; i < n; i++) {
+		if (!batch[i].state)
+			continue;
+		r = set_upload_state(t->due[first + i], t->cfg->name, TAKE_PTR(batch[i].state));
+		if (r < 0)
+			return upload_oom(o);
+		changed[n_changed++] = t->due[first + i];
+	}
+	r = store_update_crashes(s, changed, n_changed);
+	if (r < 0)
+		return upload_log(o, LOG_ERR, r,
+				  "Failed to record the upload state of %zu crashes in %s: %m",
+				  n_changed, store_path(s));
+	for (size_t i = 0; i < n; i++) {
+		count_result(sum, batch[i].res.result);
+		report(o, t, first + i, &batch[i].res);
+	}
+	return 0;
+}
+
+/*
  * Sends the due crashes first to first + n - 1 of t in one INSERT, then records what became of
  * each. A failed INSERT leaves every crash of it queued: ClickHouse takes all its rows or none.
+ * The states are written only after ClickHouse's answer: a pass killed in between sends the
+ * batch again next time, which the ReplacingMergeTree table keeps as one row a crash.
  */
 static int send_batch(TargetRun *t, Store *s, const HostFacts *host, const UploadOptions *o,
 		      size_t first, size_t n, UploadSummary *sum, bool *stop)
@@ -795,15 +802,11 @@ static int send_batch(TargetRun *t, Store *s, const HostFacts *host, const Uploa
 
 	if (r >= 0 && queued > 0)
 		r = batch_insert(t, body, len, batch, tried, now, stop);
+	if (r >= 0)
+		r = batch_record(t, s, o, first, batch, tried, sum);
 	for (size_t i = 0; i < tried; i++) {
-		BatchCrash *b = &batch[i];
-
-		if (r >= 0 && b->crash)
-			r = record_result(t, s, o, first + i, b->crash, TAKE_PTR(b->state), &b->res,
-					  sum);
-		json_decref(b->crash);
-		json_decref(b->state);
-		free(b->res.message);
+		json_decref(batch[i].state);
+		free(batch[i].res.message);
 	}
 	sum->not_due += n - tried;
 	return r;
@@ -917,27 +920,27 @@ static int upload_pass_add_targets(UploadPass *p, const UploadOptions *o)
 	return 0;
 }
 
-/* The first pass over the store (consider_crash()), for every target at once. */
+/*
+ * The first pass over the store (consider_crash()), for every target at once. It reads each
+ * crash.json once: the crashes due keep it for the sending (TargetRun.due).
+ */
 static int upload_pass_queue(UploadPass *p, const UploadOptions *o, UploadSummary *sum)
 {
-	json_auto_t *list = NULL;
-	json_t *summary;
+	_cleanup_(store_listing_freep) StoreListing *list = NULL;
 	usec_t now;
-	size_t i;
 	int r;
 
-	r = store_list(p->store, &list);
+	/* The index's columns only: the ids, in order, without parsing the summaries. */
+	r = store_list_entries(p->store, &list);
 	if (r < 0)
 		return upload_log(o, LOG_ERR, r, "Failed to list the crashes in %s: %m",
 				  o->store_dir);
 
 	now = now_usec();
-	json_array_foreach(list, i, summary) {
-		const char *id = json_string_value(json_object_get(summary, "id"));
+	for (size_t i = 0; i < store_listing_size(list); i++) {
+		const char *id = store_listing_entry(list, i)->id;
 		json_auto_t *crash = NULL;
 
-		if (!id)
-			continue;
 		r = store_load_crash(p->store, id, &crash);
 		if (r == -ENOENT)
 			continue;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * libFuzzer target for what pstorectl reads from other machines
- * (store/journal-fields.h, upload/export-parse.h). An input whose first byte is 'j' is a journal entry
- * of pstored: its fields "NAME=value", one a line, become a crash as
- * pstorectl -D reads one. An input whose first byte is 'c' is what
- * ClickHouse answers, as pstorectl --clickhouse reads it
- * (upload/clickhouse.h): lines, each a row of a listing and of one crash,
- * within the bounds of their sizes and memory. Any other input, past its first byte,
+ * (store/journal-fields.h, upload/export-parse.h, upload/clickhouse.h). An
+ * input whose first byte is 'j' is a journal entry of pstored: its fields
+ * "NAME=value", one a line, become a crash as pstorectl -D reads one. An
+ * input whose first byte is 'c' is what ClickHouse answers, as pstorectl
+ * --clickhouse reads it: lines, each a row of a listing, of the groups that
+ * list --group reads, and of one crash, within the bounds of their sizes and
+ * memory. Any other input, past its first byte,
  * is a collected document, as pstorectl --documents reads it, whose parse and
  * crash must stay within the memory bound of export-parse.h (else abort()).
  * Of all, the summary a listing entry is made of (store_crash_summary()) and
@@ -114,7 +115,8 @@ static void read_rows(const char *buf, size_t len)
 	if (!f)
 		return;
 	while ((r = upload_clickhouse_read_line(f, ROWS_LINE_MAX, &line, &allocated, &n)) != 0) {
-		json_auto_t *crash = NULL, *doc = NULL;
+		json_auto_t *crash = NULL, *doc = NULL, *newest = NULL;
+		UploadClickhouseGroup g;
 
 		if (r == -E2BIG)
 			continue;
@@ -125,6 +127,11 @@ static void read_rows(const char *buf, size_t len)
 			abort();
 		if (upload_clickhouse_row_to_crash(line, n, &crash) == 0)
 			print_crash(crash);
+		if (upload_clickhouse_group_row(line, n, &newest, &g) == 0) {
+			print_crash(newest);
+			free(json_dumps(g.kernels, JSON_COMPACT));
+			json_decref(g.kernels);
+		}
 		if (upload_clickhouse_row_to_document(line, n, &doc) == 0) {
 			print_crash(doc);
 			upload_export_strip(doc);

@@ -3,7 +3,9 @@
 #
 # Symbolization with real parts: the system test's crash module (tests/system/crashtest/),
 # built with -g against the installed linux-headers, makes the trace; eu-addr2line on the same
-# addresses gives the lines the frames must get, the inlined call included. The module is
+# addresses gives the lines the frames must get, the inlined call included, and two nested
+# inlined calls of tests/cli/symbolize-nested/. The index of each module's symbols kept in
+# $XDG_CACHE_HOME is used, and when corrupt or hostile ignored and rebuilt. The module is
 # then served by build id from a real debuginfod, in a network namespace of the test's own
 # (debuginfod listens on every address). And the programs that must not link libdw or
 # libdebuginfod do not. Skipped (77) without linux-headers or elfutils.
@@ -20,12 +22,14 @@ cleanup() {
 trap cleanup EXIT
 . "$top_srcdir/tests/lib/checks.sh"
 unset DEBUGINFOD_URLS
+export XDG_CACHE_HOME=$tmp/cache
 
 # Neither pstored nor pstorectl links libdw or libdebuginfod: pstorectl-symbolize alone does.
 links() { readelf -d "$1" | grep -E 'NEEDED.*(libdw|libdebuginfod)' || :; }
 check "pstored links neither libdw nor libdebuginfod" eq "$(links "$PSTORED")" ""
 check "pstorectl links neither libdw nor libdebuginfod" eq "$(links "$PSTORECTL")" ""
-check "pstorectl-symbolize links libdw" grep -q libdw <(links "$top_builddir/cli/pstorectl-symbolize")
+check "pstorectl-symbolize links libdw, not libdebuginfod (loaded when needed)" eq \
+	"$(links "$top_builddir/cli/pstorectl-symbolize" | grep -o 'lib[a-z]*\.so[.0-9]*')" "libdw.so.1"
 
 headers=$(ls -d /usr/src/linux-headers-*/ 2>/dev/null | while read -r d; do
 	[ -f "$d/Module.symvers" ] && echo "$d"; done | head -n 1)
@@ -36,10 +40,13 @@ if [ -z "$headers" ] || ! command -v eu-addr2line >/dev/null; then
 fi
 release=$(basename "$headers" | sed 's/^linux-headers-//')
 mkdir "$tmp/mod"
-cp "$top_srcdir"/tests/system/crashtest/{Kbuild,pstored_crashtest.c} "$tmp/mod/"
+cp "$top_srcdir"/tests/system/crashtest/pstored_crashtest.c \
+	"$top_srcdir"/tests/cli/symbolize-nested/symbolize_nested.c "$tmp/mod/"
+echo 'obj-m := pstored_crashtest.o symbolize_nested.o' >"$tmp/mod/Kbuild"
 make -s -C "$headers" M="$tmp/mod" ccflags-y=-g modules >"$tmp/build.log" 2>&1 ||
 	{ cat "$tmp/build.log" >&2; exit 1; }
 ko=$tmp/mod/pstored_crashtest.ko
+nested_ko=$tmp/mod/symbolize_nested.ko
 
 # size FUNCTION: its st_size in hex, as the kernel prints it for a function padded to none
 size() { printf '0x%x' "0x$(nm -S "$ko" | awk -v f="$1" '$4 == f { print $2 }')"; }
@@ -70,10 +77,10 @@ oops() {
 }
 oops "$release" "$spin_size" >"$tmp/oops.txt"
 
-# addr2line FUNC+OFF: "function file:line" of each eu-addr2line -i line pair, innermost first,
-# file relative to the module's directory as pstorectl gives it.
+# addr2line FUNC+OFF [KO]: "function file:line" of each eu-addr2line -i line pair, innermost
+# first, file relative to the module's directory as pstorectl gives it.
 addr2line() {
-	eu-addr2line -e "$ko" -i -f "$1" | paste - - |
+	eu-addr2line -e "${2:-$ko}" -i -f "$1" | paste - - |
 		sed -E "s| inlined at [^\t]*||; s|\t| |; s|:[0-9]+$||; s|$tmp/mod/||"
 }
 # frames: "function file:line" of each frame and inlined call, as pstorectl --json gives them
@@ -102,6 +109,66 @@ check "decode: the inlined call" grep -qxF \
 check "decode --no-symbolize: the frames as the log has them" grep -qxF \
 	"   Call trace: crashtest_spin+$spin_off/$spin_size [pstored_crashtest]" \
 	<("$PSTORECTL" decode --no-symbolize --debug-dir="$tmp/mod" "$tmp/oops.txt")
+
+# Two inlined calls, one in the other: both, innermost first, then the frame's own line.
+outer_size=$(printf '0x%x' "0x$(nm -S "$nested_ko" | awk '$4 == "nested_outer" { print $2 }')")
+for ((off = 1; off < outer_size; off++)); do
+	[ "$(eu-addr2line -e "$nested_ko" -i -f "nested_outer+$off" | wc -l)" -eq 6 ] && break
+done
+outer_off=$(printf '0x%x' "$off")
+sed "s|crashtest_spin+$spin_off/$spin_size \[pstored_crashtest\]|nested_outer+$outer_off/$outer_size [symbolize_nested]|" \
+	"$tmp/oops.txt" >"$tmp/nested.txt"
+"$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/nested.txt" >"$tmp/nested.json"
+check "two nested inlined calls: both, as eu-addr2line gives them" diff -u \
+	<(addr2line "nested_outer+$outer_off" "$nested_ko") \
+	<(frames "$tmp/nested.json" | head -n 3)
+
+# The index of the module's symbols, kept by build id: used, and never trusted.
+index=$XDG_CACHE_HOME/pstored/symbolize/$(eu-readelf -n "$ko" | sed -n 's/^ *Build ID: //p')
+check "the symbol index is kept by build id, for the user alone" eq \
+	"$(stat -c '%a' "$(dirname "$index")") $(stat -c '%a %F' "$index")" "700 600 regular file"
+cp "$index" "$tmp/index.good"
+"$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/oops.txt" >"$tmp/decode-warm.json"
+check "with the index kept, the same frames" diff -u "$tmp/decode.json" "$tmp/decode-warm.json"
+# hostile NAME PYTHON [kept]: the index changed by PYTHON (on bytearray b, entries in e), then
+# used: the frames as before, and the index rebuilt as it was, unless kept (entries that still
+# give the right symbols where they are searched need no rebuilding).
+hostile() {
+	python3 -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read())
+e = [b[i:i + 8] for i in range(96, len(b), 8)]; $2
+open(sys.argv[1], 'wb').write(b)" "$index"
+	"$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/oops.txt" >"$tmp/decode-$1.json"
+	check "index $1: the same frames" diff -u "$tmp/decode.json" "$tmp/decode-$1.json"
+	[ "${3:-}" = kept ] || check "index $1: rebuilt" cmp "$tmp/index.good" "$index"
+	cp "$tmp/index.good" "$index"
+}
+n_entries=$(python3 -c "import sys; print(int.from_bytes(open(sys.argv[1], 'rb').read()[12:16], 'little'))" "$index")
+hostile truncated "b = b[:50]"
+hostile empty "b = b''"
+hostile longer "b += b'\0' * 8"
+hostile version "b[8] = 2"
+hostile "build id" "b[32] ^= 1"
+hostile "file size" "b[16] ^= 1"
+hostile "entry count" "b[12:16] = (2**31).to_bytes(4, 'little')"
+hostile "symbol out of range" "b[96:100] = (2**32 - 2).to_bytes(4, 'little')"
+hostile "null symbol" "b[96:100] = bytes(4)"
+# Entries in reverse: out of order, every lookup misses.
+hostile reversed "b = b[:96] + b''.join(reversed(e))"
+# Each entry's next symbol its own: a span of 0.
+hostile "next symbol" "b = b[:96] + b''.join(x[:4] + x[:4] for x in e)"
+# Each entry with the symbol of the one after it, its next symbol another's.
+hostile "symbols shifted" "b = b[:96] + b''.join(e[i - 1][:4] + e[i][4:] for i in range(len(e)))" kept
+check "the module's index has entries to change" test "$n_entries" -gt 2
+# A link planted where the index goes is replaced, not followed.
+rm "$index"
+ln -s "$tmp/planted" "$index"
+echo planted >"$tmp/planted"
+"$PSTORECTL" decode --json=short --debug-dir="$tmp/mod" "$tmp/oops.txt" >"$tmp/decode-link.json"
+check "index a symlink: the same frames" diff -u "$tmp/decode.json" "$tmp/decode-link.json"
+check "index a symlink: replaced by the index, its target untouched" eq \
+	"$(cat "$tmp/planted"; test -L "$index" || cmp "$tmp/index.good" "$index" && echo ok)" \
+	"planted
+ok"
 
 # An x86 trace: the RIP line apart, the call trace from the caller on, so that its first frame is
 # a return address too, looked up one byte back (at an offset where that is another line). That

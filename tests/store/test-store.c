@@ -599,6 +599,75 @@ Test(store, update_rewrites_crash_and_index)
 	cr_assert_eq(store_update_crash(s, "c55ba87f-7810-4684-bc19-51566a609be3", crash), -ENOENT);
 }
 
+/* Sets crash["upload"]["collector"]["state"]. */
+static void set_collector_state(json_t *crash, const char *state)
+{
+	cr_assert_eq(
+		json_object_set_new(json_object_get(json_object_get(crash, "upload"), "collector"),
+				    "state", json_string(state)),
+		0);
+}
+
+Test(store, update_many_at_once_skips_removed_crashes)
+{
+	_cleanup_(store_freep) Store *s = NULL;
+	json_auto_t *a = NULL, *b = NULL, *c = NULL, *list = NULL;
+	char ids[3][STORE_CRASH_ID_LEN + 1];
+	size_t i;
+	json_t *summary;
+
+	cr_assert_eq(store_open(store_dir, STORE_CREATE, &s), 0);
+	add_crash(s, "m1", 5, "pending", ids[0]);
+	add_crash(s, "m2", 6, "pending", ids[1]);
+	add_crash(s, "m3", 7, "pending", ids[2]);
+	cr_assert_eq(store_load_crash(s, ids[0], &a), 0);
+	cr_assert_eq(store_load_crash(s, ids[1], &b), 0);
+	cr_assert_eq(store_load_crash(s, ids[2], &c), 0);
+	set_collector_state(a, "sent");
+	set_collector_state(b, "sent");
+	set_collector_state(c, "failed");
+	/* Removed since it was loaded: skipped, the others updated. */
+	cr_assert_eq(store_delete_crash(s, ids[1]), 0);
+
+	json_t *const crashes[] = {a, b, c};
+	cr_assert_eq(store_update_crashes(s, crashes, 3), 2);
+	cr_assert(!store_has_crash(s, ids[1]));
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 2);
+	json_array_foreach(list, i, summary)
+		cr_assert_str_eq(json_string_value(json_object_get(
+					 json_object_get(summary, "upload"), "collector")),
+				 i == 0 ? "sent" : "failed");
+	/* What the index says is what crash.json says, once it is rebuilt from them. */
+	json_decref(list);
+	cr_assert_eq(store_rebuild_index(s), 0);
+	cr_assert_eq(store_list(s, &list), 0);
+	cr_assert_eq(json_array_size(list), 2);
+	cr_assert_str_eq(json_string_value(json_object_get(
+				 json_object_get(json_array_get(list, 1), "upload"), "collector")),
+			 "failed");
+
+	/* No temporary file is left in the crash directories. */
+	for (size_t k = 0; k < 3; k += 2) {
+		_cleanup_free_ char *crash_dir = NULL;
+		DIR *d;
+		struct dirent *de;
+
+		cr_assert_eq(store_crash_path(s, ids[k], NULL, &crash_dir), 0);
+		d = opendir(crash_dir);
+		cr_assert_not_null(d);
+		while ((de = readdir(d)))
+			cr_assert(strncmp(de->d_name, ".#", 2) != 0, "%s left in %s", de->d_name,
+				  crash_dir);
+		closedir(d);
+	}
+
+	/* Nothing to do; an object without a valid id is refused before anything is written. */
+	cr_assert_eq(store_update_crashes(s, crashes, 0), 0);
+	json_object_set_new(c, "id", json_string("not-an-id"));
+	cr_assert_eq(store_update_crashes(s, crashes, 3), -EINVAL);
+}
+
 Test(store, readonly_store_refuses_writes)
 {
 	_cleanup_(store_freep) Store *s = NULL, *ro = NULL;

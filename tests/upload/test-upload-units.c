@@ -318,6 +318,65 @@ Test(clickhouse_row, read_back)
 			 "\"dmesg-erst-1\"}],\"time\":1700000000123456}");
 }
 
+/* A row of the groups ClickHouse counts: the newest crash, and the counts. */
+Test(clickhouse_row, group_row)
+{
+	const char *row = "{\"crash_id\":\"" C1 "\",\"machine_id\":\"" M1 "\",\"hostname\":\"h1\","
+			  "\"kind\":\"kernel-crash\",\"time_usec\":\"1700000000123456\","
+			  "\"archived_at\":\"1700000001000000\",\"signature\":\"s\","
+			  "\"records\":\"[]\",\"group_crashes\":\"12\",\"group_machines\":\"3\","
+			  "\"group_first\":\"1600000000000000\","
+			  "\"group_kernels\":[\"6.1.0-17-amd64\",\"6.1.0-18-amd64\"]}";
+	json_auto_t *newest = NULL;
+	_cleanup_free_ char *text = NULL;
+	UploadClickhouseGroup g;
+
+	cr_assert_eq(upload_clickhouse_group_row(row, strlen(row), &newest, &g), 0);
+	text = json_dumps(newest, JSON_COMPACT | JSON_SORT_KEYS);
+	cr_assert_str_eq(text,
+			 "{\"analysis\":{\"signature\":\"s\"},\"archived_at\":1700000001000000,"
+			 "\"hostname\":\"h1\",\"id\":\"" C1 "\",\"kind\":\"kernel-crash\","
+			 "\"machine_id\":\"" M1 "\",\"records\":[],\"time\":1700000000123456}");
+	cr_assert_eq(g.crashes, 12);
+	cr_assert_eq(g.machines, 3);
+	cr_assert_eq(g.first, 1600000000000000);
+	cr_assert_eq(json_array_size(g.kernels), 2);
+	json_decref(g.kernels);
+}
+
+/* Not group rows: a count that is no number, kernels that are not strings, no crash. */
+Test(clickhouse_row, hostile_group_rows)
+{
+#define CRASH                                                                                      \
+	"\"crash_id\":\"" C1 "\",\"machine_id\":\"\",\"time_usec\":1,\"archived_at\":1,"           \
+	"\"records\":\"[]\""
+	const char *const hostile[] = {
+		"{" CRASH ",\"group_machines\":1,\"group_first\":1,\"group_kernels\":[]}",
+		"{" CRASH ",\"group_crashes\":\"-1\",\"group_machines\":1,\"group_first\":1,"
+		"\"group_kernels\":[]}",
+		"{" CRASH ",\"group_crashes\":1,\"group_machines\":\"x\",\"group_first\":1,"
+		"\"group_kernels\":[]}",
+		"{" CRASH ",\"group_crashes\":1,\"group_machines\":1,\"group_kernels\":[]}",
+		"{" CRASH ",\"group_crashes\":1,\"group_machines\":1,\"group_first\":1,"
+		"\"group_kernels\":\"6.1\"}",
+		"{" CRASH ",\"group_crashes\":1,\"group_machines\":1,\"group_first\":1,"
+		"\"group_kernels\":[1]}",
+		"{\"group_crashes\":1,\"group_machines\":1,\"group_first\":1,\"group_kernels\":[]}",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(hostile); i++) {
+		json_t *newest = NULL;
+		UploadClickhouseGroup g = {};
+
+		cr_assert_eq(
+			upload_clickhouse_group_row(hostile[i], strlen(hostile[i]), &newest, &g),
+			-EBADMSG, "%s", hostile[i]);
+		cr_assert_null(newest);
+		cr_assert_null(g.kernels);
+	}
+#undef CRASH
+}
+
 /*
  * Not rows of ours: no id, an id or machine id that is none (they go into the query of one
  * crash), a time that is no number or too big, records not an array, not JSON, not an object.
