@@ -8,8 +8,13 @@
  * ($MAKE_CRASHES_SERIAL). $MAKE_CRASHES_PAD=BYTES adds that much boot log
  * before the panic, for large documents. $MAKE_CRASHES_MACHINE_ID,
  * $MAKE_CRASHES_KERNEL and $MAKE_CRASHES_SIGNATURE make the crashes another
- * machine's, of another kernel, with another signature. Prints the ids, one a
- * line. For the upload tests and the bench, which need many crashes quickly.
+ * machine's, of another kernel, with another signature (none if empty). With
+ * $MAKE_CRASHES_MACHINES=M, crash number N is machine N % M's instead: the
+ * machine id's last 8 hex digits plus N % M. With $MAKE_CRASHES_SIGNATURES=S,
+ * its signature is the signature, "-" and N % S. Prints the ids, one a line.
+ * For the upload tests and the bench, which need many crashes quickly: they
+ * are committed COMMIT_BATCH at a time, as "pstored archive" commits the
+ * crashes of one run together.
  */
 
 #include <errno.h>
@@ -23,6 +28,8 @@
 #include "sha256-util.h"
 #include "store/store.h"
 #include "time-util.h"
+
+#define COMMIT_BATCH 1000
 
 /* BYTES of boot log lines. */
 static char *make_padding(size_t bytes)
@@ -48,19 +55,40 @@ typedef struct CrashTemplate {
 	const char *kernel;
 	const char *signature;
 	const char *padding;
+	unsigned long machines;	  /* 0: every crash is machine_id's */
+	unsigned long signatures; /* 0: every crash has signature */
 } CrashTemplate;
 
-static int make_crash(Store *s, unsigned n, const CrashTemplate *c)
+/* The machine id of crash n: c->machine_id, its last 8 hex digits plus n % c->machines. */
+static void crash_machine_id(const CrashTemplate *c, unsigned n, char ret[static 33])
+{
+	size_t len = strlen(c->machine_id);
+
+	if (c->machines == 0 || len != 32) {
+		snprintf(ret, 33, "%s", c->machine_id);
+		return;
+	}
+	snprintf(ret, 33, "%.24s%08lx", c->machine_id,
+		 (strtoul(c->machine_id + 24, NULL, 16) + n % c->machines) & 0xffffffffUL);
+}
+
+/*
+ * Stages crash n in *ret (committed by the caller); *ret stays NULL when the store has it
+ * already. Prints its id.
+ */
+static int make_crash(Store *s, unsigned n, const CrashTemplate *c, StoreTxn **ret)
 {
 	_cleanup_(store_txn_freep) StoreTxn *t = NULL;
-	_cleanup_free_ char *log = NULL, *record = NULL, *name = NULL, *file = NULL;
-	char digest[SHA256_HEX_SIZE], id[STORE_CRASH_ID_LEN + 1];
+	_cleanup_free_ char *log = NULL, *record = NULL, *name = NULL, *file = NULL,
+			    *signature = NULL;
+	char digest[SHA256_HEX_SIZE], id[STORE_CRASH_ID_LEN + 1], machine_id[33];
 	const char *digests[] = {digest};
 	json_auto_t *crash = NULL;
 	usec_t now = now_usec();
 	uint64_t record_id = ((uint64_t)(now / USEC_PER_SEC) << 32) + n;
 	int r;
 
+	*ret = NULL;
 	if (asprintf(&log,
 		     "<6>[    1.000000] Linux version %s "
 		     "(debian-kernel@lists.debian.org)\n"
@@ -93,6 +121,11 @@ static int make_crash(Store *s, unsigned n, const CrashTemplate *c)
 	if (r < 0)
 		return log_error_errno(r, "Failed to make a crash id: %m");
 
+	crash_machine_id(c, n, machine_id);
+	if (c->signatures > 0 ? asprintf(&signature, "%s-%lu", c->signature, n % c->signatures) < 0
+			      : !(signature = strdup(c->signature)))
+		return log_oom();
+
 	r = store_txn_begin(s, id, &t);
 	if (r == -EEXIST)
 		return 0;
@@ -106,24 +139,40 @@ static int make_crash(Store *s, unsigned n, const CrashTemplate *c)
 
 	crash = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:s, s:s, s:b, s:[], "
 			  "s:[{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:I, s:b}], "
-			  "s:{s:s, s:s, s:s, s:s, s:s, s:s}}",
+			  "s:{s:s, s:s, s:s, s:s, s:s}}",
 			  "schema_version", 1, "id", id, "kind", "kernel-crash", "reason", "panic",
 			  "pstore_reason", "Panic", "dump_count", 1, "backend", "erst", "time",
 			  (json_int_t)now, "archived_at", (json_int_t)now, "boot_id",
-			  "0123456789abcdef0123456789abcdef", "machine_id", c->machine_id,
-			  "complete", 1, "parts_missing", "records", "name", name, "type", "dmesg",
-			  "backend", "erst", "record_id", name + strlen("dmesg-erst-"), "part", 1,
-			  "size", (json_int_t)strlen(record), "sha256", digest, "time",
-			  (json_int_t)now, "compressed", 0, "analysis", "reason", "panic",
-			  "message", "Kernel panic - not syncing: sysrq triggered crash",
-			  "function", "sysrq_handle_crash", "kernel_version", c->kernel, "comm",
-			  "bash", "signature", c->signature);
-	if (!crash)
+			  "0123456789abcdef0123456789abcdef", "machine_id", machine_id, "complete",
+			  1, "parts_missing", "records", "name", name, "type", "dmesg", "backend",
+			  "erst", "record_id", name + strlen("dmesg-erst-"), "part", 1, "size",
+			  (json_int_t)strlen(record), "sha256", digest, "time", (json_int_t)now,
+			  "compressed", 0, "analysis", "reason", "panic", "message",
+			  "Kernel panic - not syncing: sysrq triggered crash", "function",
+			  "sysrq_handle_crash", "kernel_version", c->kernel, "comm", "bash");
+	/* A crash without a signature has null for it, as pstored archive writes it. */
+	if (!crash || json_object_set_new(json_object_get(crash, "analysis"), "signature",
+					  *signature ? json_string(signature) : json_null()) < 0)
 		return log_oom();
-	r = store_txn_commit(t, crash);
+	r = store_txn_prepare(t, crash);
 	if (r < 0)
-		return log_error_errno(r, "Failed to commit crash %s: %m", id);
+		return log_error_errno(r, "Failed to write crash %s: %m", id);
 	puts(id);
+	*ret = TAKE_PTR(t);
+	return 0;
+}
+
+/* Commits the staged crashes, and frees them. */
+static int commit_crashes(StoreTxn **txns, size_t *n)
+{
+	int r;
+
+	r = store_txns_commit(txns, *n);
+	for (size_t i = 0; i < *n; i++)
+		store_txn_free(txns[i]);
+	*n = 0;
+	if (r < 0)
+		return log_error_errno(r, "Failed to commit crashes: %m");
 	return 0;
 }
 
@@ -141,8 +190,12 @@ int main(int argc, char *argv[])
 		.signature =
 			getenv("MAKE_CRASHES_SIGNATURE") ?: "kernel-sysrq_handle_crash-0123abcd",
 		.padding = padding,
+		.machines = strtoul(getenv("MAKE_CRASHES_MACHINES") ?: "0", NULL, 10),
+		.signatures = strtoul(getenv("MAKE_CRASHES_SIGNATURES") ?: "0", NULL, 10),
 	};
+	StoreTxn *txns[COMMIT_BATCH];
 	unsigned long n, first = 0;
+	size_t n_txns = 0;
 	int r;
 
 	if (argc < 3 || argc > 4)
@@ -158,9 +211,16 @@ int main(int argc, char *argv[])
 	if (r < 0)
 		return log_error_errno(r, "Failed to open %s: %m", argv[1]), EXIT_FAILURE;
 	for (unsigned long i = first; i < first + n; i++) {
-		r = make_crash(s, (unsigned)i, &c);
-		if (r < 0)
+		r = make_crash(s, (unsigned)i, &c, &txns[n_txns]);
+		if (r >= 0 && txns[n_txns])
+			n_txns++;
+		if (r >= 0 && n_txns == COMMIT_BATCH)
+			r = commit_crashes(txns, &n_txns);
+		if (r < 0) {
+			while (n_txns > 0)
+				store_txn_free(txns[--n_txns]);
 			return EXIT_FAILURE;
+		}
 	}
-	return EXIT_SUCCESS;
+	return commit_crashes(txns, &n_txns) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
