@@ -266,15 +266,10 @@ static int decode_mce(const char *file, const uint8_t *buf, size_t len)
 /* The analysis of a kernel log, as crash.json holds it ("analysis"). */
 static int analyse_log(const char *text, size_t len, json_t **ret)
 {
-	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
+	json_auto_t *o = NULL;
 	int r;
 
-	json_auto_t *o = NULL;
-
-	r = dmesg_analyse(text, len, &a);
-	if (r < 0)
-		return r;
-	r = dmesg_analysis_to_json(a, &o);
+	r = dmesg_analyse_json(text, len, &o);
 	if (r < 0)
 		return r;
 	r = symbolize_analysis(o, NULL);

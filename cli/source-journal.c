@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyse/analyse.h"
 #include "crash-util.h"
 #include "fs-util.h"
 #include "log.h"
@@ -88,6 +89,26 @@ static int entry_crash(sd_journal *j, bool with_log, bool name_malformed, json_t
 		return -ENOMEM;
 	*ret = TAKE_PTR(crash);
 	return 0;
+}
+
+/*
+ * The entry has the log but not the frames of its call trace, which symbolization needs: the
+ * analysis of the log gives them, as it gave them to pstored on the machine. The entry's own
+ * fields, which pstored sent, stay as they are.
+ */
+static int crash_add_frames(json_t *crash)
+{
+	json_t *analysis = json_object_get(crash, "analysis"),
+	       *log = json_object_get(crash, "dmesg");
+	json_auto_t *o = NULL;
+	int r;
+
+	if (!json_is_string(log) || json_object_get(analysis, "frames"))
+		return 0;
+	r = dmesg_analyse_json(json_string_value(log), json_string_length(log), &o);
+	if (r < 0)
+		return r;
+	return json_object_set(analysis, "frames", json_object_get(o, "frames")) < 0 ? -ENOMEM : 0;
 }
 
 static int glob_error(const char *path, int error)
@@ -315,7 +336,8 @@ int journal_source_open_crash(const CrashEntry *e, SourceCrash *c)
 				       "rotated or vacuumed since?",
 				       e->crash.id);
 	if (json_object_set_new(c->document, "export_version",
-				json_integer(UPLOAD_EXPORT_VERSION)) < 0)
+				json_integer(UPLOAD_EXPORT_VERSION)) < 0 ||
+	    crash_add_frames(c->document) < 0)
 		return log_oom();
 	c->id = strdup(e->crash.id);
 	c->location = strdup(arg_journal_directory ?: arg_journal_files ?: "the journal");

@@ -131,11 +131,10 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 {
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
 	_cleanup_free_ Line *lines = NULL;
-	_cleanup_free_ char *joined = NULL;
+	_cleanup_free_ char *joined = NULL, *decoded = NULL;
 	LineCounts counts;
 	LogHas has;
 	size_t n, joins;
-	bool qp;
 	int r;
 
 	a = calloc(1, sizeof(*a));
@@ -146,15 +145,18 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 	if (!a->call_trace)
 		return -ENOMEM;
 
+	r = decode_quoted_printable(log, len, &decoded, &len);
+	if (r < 0)
+		return r;
+	if (decoded)
+		log = decoded;
 	r = split_lines(log, len, &lines, &n, &counts);
 	if (r < 0)
 		return r;
 	n = drop_double_spacing(lines, n);
-	/* quoted-printable: "=3D" for '=', "=20" for a blank at the end of a line */
-	qp = log_contains(log, len, "=3D") || log_contains(log, len, "=20");
 	/* a third of the lines with a prefix is the log's own when a mail client wrapped the rest:
 	 * the lines without one are those that went on */
-	r = join_wrapped_lines(lines, n, qp, counts.prefixed * 3 > counts.texts, &joined, &joins);
+	r = join_wrapped_lines(lines, n, counts.prefixed * 3 > counts.texts, &joined, &joins);
 	if (r < 0)
 		return r;
 	has = log_has(log, len);
@@ -212,17 +214,28 @@ int dmesg_analysis_to_json(const DmesgAnalysis *a, json_t **ret)
 	if (r < 0)
 		return r;
 
-	o = json_pack(
-		"{s:s,s:o,s:o,s:o,s:O,s:O,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "reason", a->reason, "message",
-		json_string_or_null(a->message), "function", json_string_or_null(a->function),
-		"module", json_string_or_null(a->module), "call_trace", trace, "frames", frames,
-		"taint", json_string_or_null(a->taint), "kernel_version",
-		json_string_or_null(a->kernel_version), "kernel_package",
-		json_string_or_null(a->kernel_package), "comm", json_string_or_null(a->comm), "pid",
-		a->pid >= 0 ? json_integer(a->pid) : json_null(), "hardware",
-		json_string_or_null(a->hardware), "signature", json_string_or_null(a->signature));
+	o = json_pack("{s:s,s:o,s:o,s:o,s:O,s:O,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "reason", a->reason,
+		      "message", json_string_or_null(a->message), "function",
+		      json_string_or_null(a->function), "module", json_string_or_null(a->module),
+		      "call_trace", trace, "frames", frames, "taint", json_string_or_null(a->taint),
+		      "kernel_version", json_string_or_null(a->kernel_version), "kernel_package",
+		      json_string_or_null(a->kernel_package), "comm", json_string_or_null(a->comm),
+		      "pid", a->pid >= 0 ? json_integer(a->pid) : json_null(), "hardware",
+		      json_string_or_null(a->hardware), "signature",
+		      json_string_or_null(a->signature));
 	if (!o)
 		return -ENOMEM;
 	*ret = TAKE_PTR(o);
 	return 0;
+}
+
+int dmesg_analyse_json(const char *log, size_t len, json_t **ret)
+{
+	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
+	int r;
+
+	r = dmesg_analyse(log, len, &a);
+	if (r < 0)
+		return r;
+	return dmesg_analysis_to_json(a, ret);
 }

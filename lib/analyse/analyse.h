@@ -75,3 +75,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(DmesgAnalysis *, dmesg_analysis_free);
  *  "signature":...}, with null for what is unknown.
  */
 int dmesg_analysis_to_json(const DmesgAnalysis *a, json_t **ret);
+
+/* dmesg_analyse() of log, as JSON (dmesg_analysis_to_json()): 0 and *ret, or -ENOMEM. */
+int dmesg_analyse_json(const char *log, size_t len, json_t **ret);

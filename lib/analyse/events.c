@@ -30,6 +30,12 @@ static const char *const event_reasons[_EVENT_MAX] = {
 #define HARD_LOCKUP_TEXT "hard LOCKUP"
 /* powerpc: "watchdog: CPU 24 Hard LOCKUP", 4.15: "Watchdog CPU:42 Hard LOCKUP" */
 #define HARD_LOCKUP_TEXT2 "Hard LOCKUP"
+/* The first letters of the prefixes that classify_in() looks for after the lockups: "BUG: ",
+ * "CPU ", "INFO: ", "Internal error: ", "Kernel BUG at ", "Oops", "Power down.", "Restarting
+ * system.", "SysRq : ", "System halted.", "Unable to handle", "UBSAN: ", "WARNING: ", "double
+ * fault: ", "general protection fault", "invalid opcode: ", "kernel BUG at ", "rcu: INFO: ",
+ * "reboot: ", "stack segment: ", "sysrq: " */
+#define REPORT_INITIALS "BCIKOPRSUWdgikrs"
 #define MCE_TEXT "[Hardware Error]: CPU "
 #define MCE_TEXT2 ": Machine Check"
 
@@ -132,6 +138,11 @@ Event classify_in(const Line *l, const LogHas *has)
 	    (line_find(l, HARD_LOCKUP_TEXT) || line_find(l, HARD_LOCKUP_TEXT2)) &&
 	    !has_prefix(l, END_MARKER))
 		return EVENT_HARD_LOCKUP;
+	/* The reports below start their line with one of these letters; most lines start with
+	 * another and are passed over at once. */
+	if (!memchr(REPORT_INITIALS, l->s[0], strlen(REPORT_INITIALS)))
+		return has->mce && line_find(l, MCE_TEXT) && line_find(l, MCE_TEXT2) ? EVENT_MCE
+										     : EVENT_NONE;
 	if (has_prefix(l, "INFO: task ") && line_find(l, " blocked for more than "))
 		return EVENT_HUNG_TASK;
 	if ((has_prefix(l, "INFO: rcu_") || has_prefix(l, "rcu: INFO: rcu_")) &&

@@ -31,6 +31,35 @@ static size_t count_words(const char *s, size_t n)
 	return words;
 }
 
+/* Whether the bytes at s are "dd:dd", a clock's hours and minutes. */
+static bool is_hours_minutes(const char *s)
+{
+	return is_digit(s[0]) && is_digit(s[1]) && s[2] == ':' && is_digit(s[3]) && is_digit(s[4]);
+}
+
+/*
+ * Where a date that dmesg puts before the text ends, 0 if l starts with none: dmesg -H's
+ * "[Dec 2 17:13]" (then "[  +0.000003]" on the lines of the same minute, which
+ * line_strip_prefixes() removes), and dmesg --time-format=iso's "2025-12-02T17:13:53,123456+01:00"
+ * with the blank after it.
+ */
+static size_t dmesg_date_end(const Line *l)
+{
+	const char *close;
+	size_t i;
+
+	if (l->len > 8 && l->s[0] == '[' && (l->s[1] | 0x20) >= 'a' && (l->s[1] | 0x20) <= 'z' &&
+	    (close = memchr(l->s, ']', MIN(l->len, (size_t)16))) && close - l->s >= 7 &&
+	    is_hours_minutes(close - 5))
+		return (size_t)(close - l->s) + 1;
+	if (l->len < 20 || !is_digit(l->s[0]) || l->s[4] != '-' || l->s[7] != '-' ||
+	    l->s[10] != 'T' || !is_hours_minutes(l->s + 11) || l->s[16] != ':')
+		return 0;
+	for (i = 17; i < l->len && !is_blank(l->s[i]); i++)
+		;
+	return i < l->len ? i + 1 : 0;
+}
+
 /* After "kernel:" at i in l: its blank, if any ("kernel: [", the wall message's "kernel:["). */
 static Line after_kernel_tag(const Line *l, size_t i)
 {
@@ -69,6 +98,11 @@ static void line_strip_log_prefix(Line *l)
 			return;
 		}
 	}
+	t = dmesg_date_end(l);
+	if (t > 0) {
+		*l = line_after(l, t);
+		return;
+	}
 	if (l->len > 0 && l->s[0] == '[' && close) {
 		t = clock_time_end(l, (size_t)(close - l->s));
 		if (t > 0 && count_words(l->s, t) >= 4) /* "[Tue Dec  2 17:13:53 2025]" */
@@ -97,7 +131,9 @@ static void line_strip_prefixes(Line *l)
 	if (l->len > 2 && l->s[0] == '[') {
 		bool dot = false, digits = false;
 
-		for (i = 1; i < l->len && (l->s[i] == ' ' || is_digit(l->s[i]) || l->s[i] == '.');
+		/* "[  +0.000003]": dmesg -H's time since the line before */
+		for (i = 1; i < l->len && (l->s[i] == ' ' || is_digit(l->s[i]) || l->s[i] == '.' ||
+					   (l->s[i] == '+' && !digits));
 		     i++) {
 			dot = dot || l->s[i] == '.';
 			digits = digits || is_digit(l->s[i]);
@@ -315,10 +351,13 @@ static void line_unquote(Line *l)
  */
 static void line_cut_at_ellipsis(Line *l)
 {
-	const char *at = line_find(l, ELLIPSIS);
+	const char *at = memchr(l->s, ELLIPSIS[0], l->len);
 	size_t end;
 
-	if (!at)
+	/* memchr(), not memmem(): the lead byte is rare, and every line of the log is searched */
+	while (at && (size_t)(l->s + l->len - at) >= 3 && memcmp(at, ELLIPSIS, 3) != 0)
+		at = memchr(at + 1, ELLIPSIS[0], (size_t)(l->s + l->len - at - 1));
+	if (!at || (size_t)(l->s + l->len - at) < 3)
 		return;
 	end = (size_t)(at - l->s);
 	while (end > 0 && !is_blank(l->s[end - 1]))
@@ -337,6 +376,67 @@ static void line_skip_to_panic(Line *l)
 	at = line_find(l, " " PANIC_TEXT);
 	if (at)
 		*l = line_after(l, (size_t)(at - l->s) + 1);
+}
+
+static int hex_value(char c)
+{
+	return is_digit(c) ? c - '0' : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+}
+
+/*
+ * Whether the log is the body of a quoted-printable mail: "=3D" for '=', "=20" for a blank at the
+ * end of a line, or soft line breaks ('=' at the end of a line, not in a KASAN rule of '=') on
+ * several lines, which no kernel line ends with.
+ */
+static bool is_quoted_printable(const char *log, size_t len)
+{
+	size_t soft_breaks = 0;
+
+	if (log_contains(log, len, "=3D") || log_contains(log, len, "=20\n"))
+		return true;
+	for (const char *p = memmem(log, len, "=\n", 2); p && soft_breaks < 3;
+	     p = memmem(p + 2, (size_t)(log + len - p - 2), "=\n", 2))
+		soft_breaks += p == log || p[-1] != '=';
+	return soft_breaks >= 3;
+}
+
+/*
+ * A quoted-printable mail's body decoded (*ret, NULL when the log is not one): soft line breaks
+ * ("=" at the end of a line) join the line to the next, "=XX" is the byte XX. A task line cut
+ * by a soft break after blanks written "=20" is whole again.
+ */
+int decode_quoted_printable(const char *log, size_t len, char **ret, size_t *ret_len)
+{
+	size_t k = 0;
+	char *out;
+
+	*ret = NULL;
+	if (!is_quoted_printable(log, len))
+		return 0;
+	out = malloc(len + 1);
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < len;) {
+		const char *eq = memchr(log + i, '=', len - i);
+		size_t run = eq ? (size_t)(eq - log) - i : len - i;
+
+		memcpy(out + k, log + i, run);
+		k += run;
+		i += run;
+		if (!eq)
+			break;
+		if (i + 1 < len && log[i + 1] == '\n')
+			i += 2;
+		else if (i + 2 < len && hex_value(log[i + 1]) >= 0 && hex_value(log[i + 2]) >= 0) {
+			out[k++] = (char)(hex_value(log[i + 1]) << 4 | hex_value(log[i + 2]));
+			i += 3;
+		} else
+			out[k++] = log[i++];
+	}
+	out[k] = '\0';
+	*ret = out;
+	*ret_len = k;
+	return 0;
 }
 
 int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts)

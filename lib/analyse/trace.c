@@ -133,7 +133,8 @@ static int analysis_add_frame(DmesgAnalysis *a, const Symbol *sym)
 /*
  * A frame that the kernel could not name, an address alone: powerpc's "[c000000010ff3a30]
  * [c000000010ff3ad0] 0xc000000010ff3ad0 (unreliable)", x86's " [<ffffffffa0001234>]
- * 0xffffffffa0001234". The trace goes on after it.
+ * 0xffffffffa0001234", and since 4.x, without the brackets, " ? 0xffffffffc048d000" (the
+ * freed init text of a module whose init oopsed). The trace goes on after it.
  */
 static bool is_unnamed_frame(const Line *l)
 {
@@ -146,6 +147,8 @@ static bool is_unnamed_frame(const Line *l)
 			return false;
 		i = skip_blanks(l, j + 1);
 	}
+	if (i + 1 < l->len && l->s[i] == '?' && l->s[i + 1] == ' ')
+		i = skip_blanks(l, i + 2);
 	if (i == 0 || i + 2 >= l->len || l->s[i] != '0' || l->s[i + 1] != 'x')
 		return false;
 	j = skip_hex(l, i + 2);

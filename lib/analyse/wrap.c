@@ -131,7 +131,8 @@ static bool ends_with_offset(const Line *l)
 
 /* A module alone at the start of l, "[dvb_core]", followed by the end or a word: the rest of a
  * frame or an instruction pointer ("EIP: [<f8cec1b2>] dvb_demux_release+0x43/0x183" and
- * "[dvb_core] SS:ESP 0068:e7935f58"). */
+ * "[dvb_core] SS:ESP 0068:e7935f58"), or in a log whose lines have a prefix, of a frame that
+ * was itself cut before ("submit_channel_request+0x3fd/0x=", "780", "[amdgpu]"). */
 static bool is_module_rest(const Line *l)
 {
 	size_t i = 1;
@@ -172,24 +173,20 @@ typedef enum Wrap {
 	WRAP_NONE,
 	WRAP_BLANK, /* the two joined with a blank */
 	WRAP_GLUE,  /* joined as they are: a number or a word cut in two */
-	WRAP_SOFT,  /* a quoted-printable soft line break: the '=' at the end goes */
 } Wrap;
 
 /*
  * Lines are joined by what the first lacks, never by its length: a task line without its taint
  * or version, die()'s "Oops: general protection fault, probably for non-canonical address"
  * without its count ("0xdffffc0000000003: 0000 [#1] SMP"), an instruction pointer without its
- * function ("RIP: 0010:" and "func+0x2d6/0xbe0 [mod]"); and in a quoted-printable mail (qp), a
- * line that ends with '='.
+ * function ("RIP: 0010:" and "func+0x2d6/0xbe0 [mod]"). (A quoted-printable mail's soft line
+ * breaks are gone before: decode_quoted_printable().)
  */
-static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefixed,
-		      bool continuing, bool in_warning, int open_before)
+static Wrap line_wrap(const Line *first, const Line *second, bool prefixed, bool continuing,
+		      bool in_warning, int open_before)
 {
 	if (second->len == 0)
 		return WRAP_NONE;
-	/* before any other reason, which would join with a blank */
-	if (qp && first->len > 0 && first->s[first->len - 1] == '=')
-		return WRAP_SOFT;
 	/* a parenthesis left open ("pc : func (include/linux/list.h:195", "pstate: 224020c9
 	 * (nzCv daIF +PAN -UAO +TCO -DIT"): the rest of a decoded source, or in a log whose lines
 	 * have a prefix, whatever comes on lines without one */
@@ -211,7 +208,7 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
 	     has_prefix(first, "NMI watchdog: BUG: soft lockup")) &&
 	    !line_find(first, "s! [") && line_find(second, "s! ["))
 		return WRAP_BLANK;
-	if (is_module_rest(second) && ends_with_offset(first))
+	if (is_module_rest(second) && (ends_with_offset(first) || (prefixed && second->bare)))
 		return WRAP_BLANK;
 	/* format=flowed: a line that ends with a blank goes on in the next, which lacks the
 	 * prefix every line of the log has */
@@ -263,8 +260,7 @@ static Wrap line_wrap(const Line *first, const Line *second, bool qp, bool prefi
  * own (*ret_buf, NULL when there are none) that the joined lines point into; a joined line leaves
  * an empty one behind it, marked continued. *ret_joined: how many lines were joined to another.
  */
-int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret_buf,
-		       size_t *ret_joined)
+int join_wrapped_lines(Line *lines, size_t n, bool prefixed, char **ret_buf, size_t *ret_joined)
 {
 	_cleanup_free_ Wrap *wraps = NULL;
 	size_t size = 0, o = 0, chain = 0, joins = 0;
@@ -283,7 +279,7 @@ int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret
 		if (!continuing)
 			open = 0, chain = 0;
 		chain += lines[i].len;
-		w = line_wrap(&lines[i], &lines[i + 1], qp, prefixed, continuing, in_warning,
+		w = line_wrap(&lines[i], &lines[i + 1], prefixed, continuing, in_warning,
 			      chain < TEXT_MAX_LEN * 2 ? open : INT_MIN / 2);
 		if (w != WRAP_NONE)
 			open += paren_balance(&lines[i]);
@@ -314,9 +310,7 @@ int join_wrapped_lines(Line *lines, size_t n, bool qp, bool prefixed, char **ret
 		memcpy(buf + o, lines[i].s, lines[i].len);
 		o += lines[i].len;
 		for (; k + 1 < n && wraps[k] != WRAP_NONE; k++) {
-			if (wraps[k] == WRAP_SOFT)
-				o--;
-			else if (wraps[k] == WRAP_BLANK)
+			if (wraps[k] == WRAP_BLANK)
 				buf[o++] = ' ';
 			memcpy(buf + o, lines[k + 1].s, lines[k + 1].len);
 			o += lines[k + 1].len;

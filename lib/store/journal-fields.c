@@ -9,6 +9,7 @@
 #include <syslog.h>
 #include <sys/uio.h>
 
+#include "elf-note.h"
 #include "journal-fields.h"
 #include "macro.h"
 #include "message-ids.h"
@@ -241,13 +242,15 @@ int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
  */
 
 typedef enum FieldAction {
-	FIELD_ID,	/* crash.json's "id": exactly a crash id, and only one */
-	FIELD_MACHINE,	/* "machine_id": a machine id, else none */
-	FIELD_CRASH,	/* a string of crash.json */
-	FIELD_ANALYSIS, /* a string of crash.json's "analysis" */
-	FIELD_TIME,	/* crash.json's "time", decimal */
-	FIELD_RECORDS,	/* "records": [{"name": ...}], the names separated by spaces */
-	FIELD_LOG,	/* the export document's "dmesg", read for one crash only */
+	FIELD_ID,		/* crash.json's "id": exactly a crash id, and only one */
+	FIELD_MACHINE,		/* "machine_id": a machine id, else none */
+	FIELD_CRASH,		/* a string of crash.json */
+	FIELD_ANALYSIS,		/* a string of crash.json's "analysis" */
+	FIELD_TIME,		/* crash.json's "time", decimal */
+	FIELD_RECORDS,		/* "records": [{"name": ...}], the names separated by spaces */
+	FIELD_LOG,		/* the export document's "dmesg", read for one crash only */
+	FIELD_BUILD_ID,		/* crash.json's "build_ids": "vmlinux" */
+	FIELD_MODULE_BUILD_IDS, /* its "modules", as "name=id name=id" */
 } FieldAction;
 
 /* The journal fields of a crash (lib/store/journal-fields.c) and the keys they carry. */
@@ -267,6 +270,9 @@ static const struct {
 	{"_MACHINE_ID", "machine_id", FIELD_MACHINE},
 	{"_HOSTNAME", "hostname", FIELD_CRASH},
 	{"KERNEL_VERSION", "kernel_version", FIELD_ANALYSIS},
+	{"KERNEL_PACKAGE", "kernel_package", FIELD_ANALYSIS},
+	{"KERNEL_BUILD_ID", "vmlinux", FIELD_BUILD_ID},
+	{"KERNEL_MODULE_BUILD_IDS", "modules", FIELD_MODULE_BUILD_IDS},
 	{"CRASH_SIGNATURE", "signature", FIELD_ANALYSIS},
 	{"CRASH_FUNCTION", "function", FIELD_ANALYSIS},
 	{"CRASH_MODULE", "module", FIELD_ANALYSIS},
@@ -332,6 +338,14 @@ static json_t *json_crash_id(json_t *crash, const char *v, size_t len)
 	return store_crash_id_is_valid(id) ? json_string(id) : json_null();
 }
 
+static bool is_lowercase_hex(const char *v, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!((v[i] >= '0' && v[i] <= '9') || (v[i] >= 'a' && v[i] <= 'f')))
+			return false;
+	return true;
+}
+
 /*
  * A machine id tells the crashes of machines apart: whatever list and show read of the field,
  * however long (sd_journal_set_data_threshold() cuts what list reads), they must tell the
@@ -346,6 +360,51 @@ static json_t *json_machine_id(const char *v, size_t len)
 	memcpy(id, v, len);
 	id[len] = '\0';
 	return store_machine_id_is_valid(id) ? json_string(id) : NULL;
+}
+
+/* A GNU build id as pstored records it: lowercase hex of 1 to ELF_BUILD_ID_MAX bytes. */
+static bool is_build_id(const char *v, size_t len)
+{
+	return len >= 2 && len <= 2 * ELF_BUILD_ID_MAX && len % 2 == 0 && is_lowercase_hex(v, len);
+}
+
+/*
+ * "name=id name=id" of KERNEL_MODULE_BUILD_IDS as {"name": "id", ...}: the build ids of the
+ * modules of the trace, which symbolization looks debug files up by. A pair that is not a
+ * module name and a build id is left out: the name goes into a file name, the id into a URL.
+ */
+static json_t *json_module_build_ids(const char *v, size_t len)
+{
+	json_auto_t *modules = json_object();
+
+	if (!modules)
+		return NULL;
+	for (const char *end = v + len; v < end;) {
+		const char *space = memchr(v, ' ', end - v) ?: end, *eq = memchr(v, '=', space - v);
+		char name[64]; /* more than a module name's 55 */
+
+		if (eq && (size_t)(eq - v) < sizeof(name) && is_build_id(eq + 1, space - eq - 1)) {
+			memcpy(name, v, eq - v);
+			name[eq - v] = '\0';
+			if (kernel_module_name_is_valid(name) &&
+			    json_object_set_new(modules, name,
+						json_stringn(eq + 1, space - eq - 1)) < 0)
+				return NULL;
+		}
+		v = space + 1;
+	}
+	return TAKE_PTR(modules);
+}
+
+/* crash["build_ids"], made if it is not there yet; NULL on OOM. */
+static json_t *crash_build_ids(json_t *crash)
+{
+	json_t *ids = json_object_get(crash, "build_ids");
+
+	if (ids)
+		return ids;
+	ids = json_object();
+	return json_object_set_new(crash, "build_ids", ids) < 0 ? NULL : ids;
 }
 
 int journal_crash_add_field(json_t *crash, json_t *analysis, const void *field, size_t len,
@@ -384,10 +443,32 @@ int journal_crash_add_field(json_t *crash, json_t *analysis, const void *field, 
 				return 0;
 			value = json_text(v, vlen);
 			break;
+		case FIELD_BUILD_ID:
+			if (!is_build_id(v, vlen))
+				return 0;
+			value = json_stringn(v, vlen);
+			break;
+		case FIELD_MODULE_BUILD_IDS:
+			value = json_module_build_ids(v, vlen);
+			break;
 		default:
 			value = json_text(v, vlen);
 		}
-		target = crash_fields[i].action == FIELD_ANALYSIS ? analysis : crash;
+		switch (crash_fields[i].action) {
+		case FIELD_ANALYSIS:
+			target = analysis;
+			break;
+		case FIELD_BUILD_ID:
+		case FIELD_MODULE_BUILD_IDS:
+			target = crash_build_ids(crash);
+			if (!target) {
+				json_decref(value);
+				return -ENOMEM;
+			}
+			break;
+		default:
+			target = crash;
+		}
 		return json_object_set_new(target, crash_fields[i].key, value) < 0 ? -ENOMEM : 0;
 	}
 	return 0;

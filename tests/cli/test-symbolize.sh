@@ -216,9 +216,11 @@ check "a module name that is a path is refused" eq "$("$PSTORECTL" decode --json
 	--debug-dir="$tmp/mod" "$tmp/path.txt" | jq -r '[.analysis.frames[0,1].unresolved] | unique[]')" \
 	"not a module name"
 
-# At a collector: the crash archived with the module's build id, symbolized through debuginfod.
-if ! unshare -n true 2>/dev/null || ! command -v debuginfod >/dev/null; then
-	echo "SKIP: debuginfod part (no network namespace or no debuginfod)"
+# At a collector: the crash archived with the module's build id, symbolized through debuginfod,
+# from the store and from the journal file that systemd-journal-remote wrote of its upload.
+JOURNAL_REMOTE=/usr/lib/systemd/systemd-journal-remote
+if ! unshare -n true 2>/dev/null || ! command -v debuginfod >/dev/null || [ ! -x "$JOURNAL_REMOTE" ]; then
+	echo "SKIP: debuginfod part (no network namespace, debuginfod or systemd-journal-remote)"
 	checks_done
 	exit
 fi
@@ -256,7 +258,23 @@ unshare -n bash -c '
 	# on a terminal, with a cold cache: the download says so
 	DEBUGINFOD_CACHE_PATH="$1/cache2" script -qec \
 		"$3 --store-dir=$1/store --no-pager show $4" /dev/null >"$1/show.tty"
-' - "$tmp" "$module_id" "$PSTORECTL" "$id"
+	# The crash uploaded by pstored to systemd-journal-remote, shown from its journal file.
+	mkdir "$1/remote"
+	"$6" --listen-http=127.0.0.1:19532 --output="$1/remote/remote.journal" --split-mode=none \
+		>"$1/journal-remote.log" 2>&1 &
+	jr=$!
+	for ((i = 0; i < 600; i++)); do
+		(echo >/dev/tcp/127.0.0.1/19532) 2>/dev/null && break
+		sleep 0.1
+	done
+	printf "[Target.collector]\nType=journal-remote\nURL=http://127.0.0.1:19532/upload\n" \
+		>"$1/upload.conf"
+	"$5" --config="$1/upload.conf" --store-dir="$1/store" upload >"$1/upload.log" 2>&1
+	kill "$jr"
+	wait "$jr" || :
+	DEBUGINFOD_CACHE_PATH="$1/cache3" "$3" -D "$1/remote" --json=short show "$4" \
+		>"$1/show-journal.json"
+' - "$tmp" "$module_id" "$PSTORECTL" "$id" "$PSTORED" "$JOURNAL_REMOTE"
 check "show through debuginfod: the lines of eu-addr2line, by build id" \
 	diff -u <(sed "s|$tmp/mod/||" "$tmp/expected") <(frames "$tmp/show.json")
 check "show on a terminal: the download's progress" \
@@ -265,6 +283,10 @@ check "show on a terminal: the download's progress" \
 check "show on a terminal: the frame with its line" grep -q \
 	"crashtest_spin+$spin_off/$spin_size \[pstored_crashtest\] (.*pstored_crashtest.c:[0-9]*)" \
 	"$tmp/show.tty"
+check "journal entry at a collector: the module's build id" eq \
+	"$(jq -r .build_ids.modules.pstored_crashtest "$tmp/show-journal.json")" "$module_id"
+check "journal entry at a collector: the lines of eu-addr2line, by build id" \
+	diff -u <(sed "s|$tmp/mod/||" "$tmp/expected") <(frames "$tmp/show-journal.json")
 check "debuginfod served the module by its build id" \
 	grep -q "GET /buildid/$module_id/debuginfo 200" "$tmp/debuginfod.log"
 
