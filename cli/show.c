@@ -146,6 +146,29 @@ static void print_crashed_boot(const char *id)
 	print_field("Crashed boot", text);
 }
 
+/*
+ * The sources of a crash that kdump caught too, pstore being the only one of
+ * the others, and the vmcore kdump-tools kept, which crash(8) opens.
+ */
+static void show_sources(json_t *crash)
+{
+	json_t *sources = json_object_get(crash, "sources"), *v;
+	const char *vmcore = crash_string(json_object_get(crash, "kdump"), "vmcore");
+	_cleanup_free_ char *text = NULL;
+	size_t i;
+
+	json_array_foreach(sources, i, v) {
+		if (i == 0)
+			print_label("Sources", true);
+		printf("%s", i > 0 ? ", " : "");
+		utf8_escape_fputs(json_string_value(v) ?: "?", stdout);
+		if (i + 1 == json_array_size(sources))
+			putchar('\n');
+	}
+	if (vmcore && asprintf(&text, "%s (open with crash(8))", vmcore) >= 0)
+		print_field("Vmcore", text);
+}
+
 static void show_crash(json_t *crash, const char *path)
 {
 	json_t *a = json_object_get(crash, "analysis"), *reason;
@@ -165,6 +188,7 @@ static void show_crash(json_t *crash, const char *path)
 	print_field("Pstore reason", crash_string(crash, "pstore_reason"));
 	print_severity_field("Severity", crash_string(crash, "severity"), crash);
 	print_field("Backend", crash_string(crash, "backend"));
+	show_sources(crash);
 	print_field("Complete", scalar_text(json_object_get(crash, "complete"), buf));
 	/* What a budget of pstored.conf left out: one line per reason. */
 	json_array_foreach(json_object_get(crash, "truncated"), i, reason) {

@@ -168,6 +168,7 @@ static int archive_staged_done(Archive *a, Staged *st)
 					       "records stay in pstore",
 					       st->id);
 	}
+	kdump_joined_done(a, st->id);
 	a->archived++;
 	if (!a->unlink)
 		return 0;

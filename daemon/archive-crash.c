@@ -107,7 +107,7 @@ static json_t *record_json(const PstoreRecord *r, size_t len, const char *hex)
  * keeps the run away from the journal; a journal that cannot be read leaves
  * every crash without one.
  */
-static const char *crashed_boot(Archive *a, uint64_t time, char buf[static SD_ID128_STRING_MAX])
+const char *crashed_boot(Archive *a, uint64_t time, char buf[static SD_ID128_STRING_MAX])
 {
 	const JournalBoot *b;
 	int r;
@@ -126,6 +126,19 @@ static const char *crashed_boot(Archive *a, uint64_t time, char buf[static SD_ID
 	return b ? sd_id128_to_string(b->id, buf) : NULL;
 }
 
+json_t *crash_upload_new(Archive *a, bool waits)
+{
+	json_auto_t *upload = json_object();
+
+	/* Crashes wait for upload to every configured target; logs of clean boots do not. */
+	for (size_t i = 0; upload && waits && i < a->config->n_targets; i++)
+		if (json_object_set_new(
+			    upload, a->config->targets[i].name,
+			    json_pack("{s:s, s:i}", "state", "pending", "attempts", 0)) < 0)
+			return NULL;
+	return TAKE_PTR(upload);
+}
+
 static int crash_json_new(Archive *a, const PstoreCrash *c, const char *id, json_t **ret)
 {
 	char boot[SD_ID128_STRING_MAX];
@@ -136,21 +149,13 @@ static int crash_json_new(Archive *a, const PstoreCrash *c, const char *id, json
 	for (size_t i = 0; i < c->n_records + c->n_other_dump; i++)
 		time = MAX(time, pstore_crash_record(c, i)->time);
 	missing = json_array();
-	upload = json_object();
+	upload = crash_upload_new(a, c->kind != PSTORE_CRASH_PREVIOUS_BOOT_LOG);
 	if (!missing || !upload)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n_missing_parts; i++)
 		if (json_array_append_new(missing,
 					  json_pack("[I,I]", (json_int_t)c->missing_parts[i].first,
 						    (json_int_t)c->missing_parts[i].last)) < 0)
-			return -ENOMEM;
-
-	/* Crashes wait for upload to every configured target; logs of clean boots do not. */
-	for (size_t i = 0; c->kind != PSTORE_CRASH_PREVIOUS_BOOT_LOG && i < a->config->n_targets;
-	     i++)
-		if (json_object_set_new(
-			    upload, a->config->targets[i].name,
-			    json_pack("{s:s, s:i}", "state", "pending", "attempts", 0)) < 0)
 			return -ENOMEM;
 
 	crash = json_pack(
@@ -182,7 +187,7 @@ static int crash_json_new(Archive *a, const PstoreCrash *c, const char *id, json
  * pstore header's ("panic", "oops") when it says more ("bug", "hung-task", ...) or the header
  * has none; the header's own stays in "pstore_reason".
  */
-static int crash_add_analysis(json_t *crash, const char *log, size_t len)
+int crash_add_analysis(json_t *crash, const char *log, size_t len)
 {
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *analysis = NULL;
 	json_t *o;
@@ -333,6 +338,8 @@ int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTxn *txn,
 				       log_buffer_text_len(&a->log));
 		if (r >= 0)
 			r = crash_add_build_ids(crash);
+		if (r >= 0)
+			r = kdump_join(a, crash);
 		if (r < 0)
 			return log_oom();
 	}

@@ -49,6 +49,7 @@ static void archive_done(Archive *a)
 	pstore_scan_free(a->scan);
 	if (a->pstore_fd >= 0)
 		close(a->pstore_fd);
+	archive_kdump_done(a);
 	pstored_config_free(a->config);
 	free(a->error);
 	free(a->log.field);
@@ -114,19 +115,8 @@ void test_step_delay(const char *step, const char *id)
 		;
 }
 
-/*
- * What archiving a crash takes, decided once from what the store and the
- * journal already hold of it (found by its id).
- */
-typedef struct CrashPlan {
-	bool store;	 /* not in the store: stage it; journaled and erased after its commit */
-	bool journal;	 /* not in the journal: send its entry */
-	bool from_store; /* the entry is made from the stored crash, not built again */
-	bool done;	 /* in the store and the journal, as configured: only erasing is left */
-	bool erase;	 /* erase its records from pstore (Unlink=yes, no --no-unlink) */
-} CrashPlan;
-
-static int crash_plan(Archive *a, const char *id, CrashPlan *ret)
+/* Decided once from what the store and the journal already hold of the crash (by its id). */
+int crash_plan(Archive *a, const char *id, CrashPlan *ret)
 {
 	bool stored = a->store && store_has_crash(a->store, id), logged = false;
 	int r;
@@ -149,6 +139,22 @@ static int crash_plan(Archive *a, const char *id, CrashPlan *ret)
 			(!a->journal || logged),
 		.erase = a->unlink,
 	};
+	return 0;
+}
+
+int finish_stored_crash(Archive *a, const CrashPlan *plan, const char *id)
+{
+	int r;
+
+	if (plan->journal) {
+		r = journal_stored_crash(a, id);
+		if (r < 0)
+			return r;
+	}
+	if (plan->done)
+		a->already++;
+	else
+		a->archived++;
 	return 0;
 }
 
@@ -199,15 +205,9 @@ static int archive_crash(Archive *a, const PstoreCrash *c)
 		return stage_crash(a, c, id);
 	if (plan.journal && !plan.from_store)
 		return journal_crash(a, c, id);
-	if (plan.journal) {
-		r = journal_stored_crash(a, id);
-		if (r < 0)
-			return r;
-	}
-	if (plan.done)
-		a->already++;
-	else
-		a->archived++;
+	r = finish_stored_crash(a, &plan, id);
+	if (r < 0)
+		return r;
 
 	if (!plan.erase)
 		return 0;
@@ -529,31 +529,45 @@ static void archive_crashes(Archive *a)
 
 static int archive_run(Archive *a)
 {
+	bool pstore, kdump;
+	size_t n_crashes;
 	int r;
 
 	r = archive_setup(a);
 	if (r < 0)
 		return r;
 	r = archive_open_pstore(a);
-	if (r <= 0)
+	if (r < 0)
 		return r;
+	pstore = r > 0;
+	kdump = archive_open_kdump(a) > 0;
+	if (!pstore && !kdump)
+		return 0;
 	r = archive_open_store(a);
 	if (r < 0)
 		return r;
 	r = archive_lock(a);
 	if (r < 0)
 		return r;
-	r = archive_scan(a);
-	if (r < 0)
-		return r;
-	if (a->scan->n_crashes == 0) {
-		log_debug("%s: no crashes.", a->pstore_dir);
-		return 0;
+	if (pstore) {
+		r = archive_scan(a);
+		if (r < 0)
+			return r;
+		if (a->scan->n_crashes == 0)
+			log_debug("%s: no crashes.", a->pstore_dir);
 	}
+	n_crashes = a->scan ? a->scan->n_crashes : 0;
+	if (n_crashes == 0 && !kdump)
+		return 0;
 	if (a->store)
 		vacuum_store(a);
+	if (kdump)
+		archive_kdump_prepare(a);
 
-	archive_crashes(a);
+	if (n_crashes > 0)
+		archive_crashes(a);
+	if (kdump)
+		archive_kdump(a);
 
 	(void)sd_notifyf(false,
 			 "STATUS=Archived %u crashes (%u already done, %u dropped, %u failed)",
@@ -561,11 +575,19 @@ static int archive_run(Archive *a)
 	if (a->failed > 0) {
 		const char *hint = failure_hint(a->first_error, a->store);
 
+		if (kdump)
+			return log_error_errno_save(
+				EIO, &a->error,
+				"%u of %zu crashes could not be archived; their records stay in "
+				"%s, "
+				"their kdump dumps in %s, for the next run%s%s.",
+				a->failed, n_crashes + a->kdump->n_dumps, a->pstore_dir,
+				a->config->kdump_dir, hint ? ": " : "", hint ?: "");
 		return log_error_errno_save(EIO, &a->error,
 					    "%u of %zu crashes could not be archived; their "
 					    "records stay in %s for the next run%s%s.",
-					    a->failed, a->scan->n_crashes, a->pstore_dir,
-					    hint ? ": " : "", hint ?: "");
+					    a->failed, n_crashes, a->pstore_dir, hint ? ": " : "",
+					    hint ?: "");
 	}
 	return 0;
 }
@@ -631,6 +653,7 @@ int verb_archive(int argc, char *argv[])
 		.pstore_dir = arg_pstore_dir ?: PSTORE_DEFAULT_DIR,
 		.mount_pstore = !arg_pstore_dir,
 		.pstore_fd = -1,
+		.kdump_fd = -1,
 		.store_dir = arg_store_dir,
 		.lock_fd = -1,
 		.started_at = now_usec(),

@@ -12,6 +12,7 @@
  *   archive-decode.c   decoding a record of the dump into the log
  *   archive-log.c      the log of the crash at hand (LogBuffer, LogSink)
  *   archive-commit.c   committing staged crashes, journaling, erasing
+ *   archive-kdump.c    the dumps of kdump-tools, taken once each, never changed
  *
  * Every function here logs its failure once and returns a negative errno;
  * a crash that fails leaves all its records in pstore.
@@ -26,9 +27,11 @@
 
 #include "archive-journal.h"
 #include "config/config.h"
+#include "kdump/kdump.h"
 #include "pstore/pstore.h"
 #include "sha256-util.h"
 #include "store/journal-fields.h"
+#include "store/kdump-taken.h"
 #include "store/store.h"
 #include "time-util.h"
 
@@ -91,7 +94,11 @@ typedef struct Archive {
 	int pstore_fd;
 	const char *store_dir;
 	PstoreScan *scan;
-	Store *store;	    /* NULL unless Storage=both|store */
+	int kdump_fd;			    /* KdumpDir=, -1 when off or missing */
+	KdumpScan *kdump;		    /* its complete dumps */
+	struct KdumpPending *kdump_pending; /* the dumps not taken yet, n_dumps of them */
+	KdumpTaken kdump_taken;		    /* <store>/kdump-taken, as read and then added to */
+	Store *store;			    /* NULL unless Storage=both|store */
 	Store *other_store; /* Storage=journal|none: the store directory, if any, for lock and record */
 	int lock_fd;	    /* the store's lock of archive runs (store_lock_archive()) */
 	bool lock_busy;	    /* another run held it for ARCHIVE_LOCK_TIMEOUT_SEC */
@@ -145,6 +152,12 @@ void archive_failed(Archive *a, int error, size_t n);
 /* The crash document (archive-crash.c). */
 /* Says in crash["truncated"] what a budget left out of the crash. */
 _printf_(2, 3) int crash_truncated(json_t *crash, const char *fmt, ...);
+/* The "upload" of a new crash: every target pending if it waits for them, else none. */
+json_t *crash_upload_new(Archive *a, bool waits);
+/* The journal's boot that was running at time (µs), or NULL; see journal_boot_at(). */
+const char *crashed_boot(Archive *a, uint64_t time, char buf[static SD_ID128_STRING_MAX]);
+/* crash["analysis"] of the log, and the reason it gives when it says more. */
+int crash_add_analysis(json_t *crash, const char *log, size_t len);
 /* crash["build_ids"]: of the running kernel and its modules in the trace, when it crashed. */
 int crash_add_build_ids(json_t *crash);
 /* The crash id, from the key record; does not log. */
@@ -157,6 +170,37 @@ int build_crash(Archive *a, const PstoreCrash *c, const char *id, StoreTxn *txn,
 /* Puts a record of the dump into the log: its text, or the decoding of a hardware error. */
 int decode_record(Archive *a, const PstoreCrash *c, const PstoreRecord *r, const char *raw,
 		  size_t raw_len, LogSink *sink, json_t *crash);
+
+/* What archiving a crash takes (archive.c), decided from the store and the journal. */
+typedef struct CrashPlan {
+	bool store;	 /* not in the store: stage it; journaled and erased after its commit */
+	bool journal;	 /* not in the journal: send its entry */
+	bool from_store; /* the entry is made from the stored crash, not built again */
+	bool done;	 /* in the store and the journal, as configured: only erasing is left */
+	bool erase;	 /* erase its records from pstore (Unlink=yes, no --no-unlink) */
+} CrashPlan;
+int crash_plan(Archive *a, const char *id, CrashPlan *ret);
+/* A crash in the store: sends its journal entry if the plan says, and counts it. */
+int finish_stored_crash(Archive *a, const CrashPlan *plan, const char *id);
+
+/* kdump (archive-kdump.c). */
+/* Lists the dumps of KdumpDir=; returns > 0 if it has complete ones. Logs, never fails. */
+int archive_open_kdump(Archive *a);
+/*
+ * Before the pstore crashes: reads which dumps were taken, and the report
+ * line of each other one, for kdump_join() to match.
+ */
+void archive_kdump_prepare(Archive *a);
+/*
+ * A pstore kernel crash being built (crash.json, its log in a->log): if a dump
+ * not taken yet caught the same panic, the crash gets it as its second source.
+ */
+int kdump_join(Archive *a, json_t *crash);
+/* The crash id is durable and journaled: a dump that joined it is taken. */
+void kdump_joined_done(Archive *a, const char *id);
+/* Takes each other new dump into the store, or joins it to a stored crash of the same panic. */
+void archive_kdump(Archive *a);
+void archive_kdump_done(Archive *a);
 
 /* Committing and erasing (archive-commit.c). */
 /* Writes the crash to the store's staging area; archive_commit() journals and erases it. */

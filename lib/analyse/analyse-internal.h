@@ -163,6 +163,7 @@ typedef struct LineCounts {
 } LineCounts;
 
 int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts);
+int strip_terminal_escapes(const char *log, size_t len, char **ret, size_t *ret_len);
 int decode_quoted_printable(const char *log, size_t len, char **ret, size_t *ret_len);
 int join_wrapped_lines(Line *lines, size_t n, bool prefixed, char **ret_buf,
 		       size_t *ret_joined);

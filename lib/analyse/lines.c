@@ -401,42 +401,89 @@ static bool is_quoted_printable(const char *log, size_t len)
 }
 
 /*
- * A quoted-printable mail's body decoded (*ret, NULL when the log is not one): soft line breaks
- * ("=" at the end of a line) join the line to the next, "=XX" is the byte XX. A task line cut
- * by a soft break after blanks written "=20" is whole again.
+ * What stands at a mark byte of the log, rewritten into out (at *k): returns where the log goes on
+ * after it.
  */
-int decode_quoted_printable(const char *log, size_t len, char **ret, size_t *ret_len)
+typedef size_t (*rewrite_mark_fn)(const char *log, size_t len, size_t i, char *out, size_t *k);
+
+/* A copy of the log in *ret in which what stands at each mark byte is rewritten by fn. */
+static int rewrite_log(const char *log, size_t len, char mark, rewrite_mark_fn fn, char **ret,
+		       size_t *ret_len)
 {
 	size_t k = 0;
-	char *out;
+	char *out = malloc(len + 1);
 
-	*ret = NULL;
-	if (!is_quoted_printable(log, len))
-		return 0;
-	out = malloc(len + 1);
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0; i < len;) {
-		const char *eq = memchr(log + i, '=', len - i);
-		size_t run = eq ? (size_t)(eq - log) - i : len - i;
+		const char *at = memchr(log + i, mark, len - i);
+		size_t run = at ? (size_t)(at - log) - i : len - i;
 
 		memcpy(out + k, log + i, run);
 		k += run;
 		i += run;
-		if (!eq)
-			break;
-		if (i + 1 < len && log[i + 1] == '\n')
-			i += 2;
-		else if (i + 2 < len && hex_value(log[i + 1]) >= 0 && hex_value(log[i + 2]) >= 0) {
-			out[k++] = (char)(hex_value(log[i + 1]) << 4 | hex_value(log[i + 2]));
-			i += 3;
-		} else
-			out[k++] = log[i++];
+		if (at)
+			i = fn(log, len, i, out, &k);
 	}
 	out[k] = '\0';
 	*ret = out;
 	*ret_len = k;
 	return 0;
+}
+
+/* A soft line break ("=" at the end of a line) joins the line to the next, "=XX" is byte XX. */
+static size_t rewrite_quoted_printable(const char *log, size_t len, size_t i, char *out, size_t *k)
+{
+	if (i + 1 < len && log[i + 1] == '\n')
+		return i + 2;
+	if (i + 2 < len && hex_value(log[i + 1]) >= 0 && hex_value(log[i + 2]) >= 0) {
+		out[(*k)++] = (char)(hex_value(log[i + 1]) << 4 | hex_value(log[i + 2]));
+		return i + 3;
+	}
+	out[(*k)++] = log[i];
+	return i + 1;
+}
+
+/*
+ * A quoted-printable mail's body decoded (*ret, NULL when the log is not one). A task line cut
+ * by a soft break after blanks written "=20" is whole again.
+ */
+int decode_quoted_printable(const char *log, size_t len, char **ret, size_t *ret_len)
+{
+	*ret = NULL;
+	if (!is_quoted_printable(log, len))
+		return 0;
+	return rewrite_log(log, len, '=', rewrite_quoted_printable, ret, ret_len);
+}
+
+/* A control sequence goes: ESC '[', parameter bytes (0x30-0x3f), intermediate bytes (0x20-0x2f)
+ * and a final byte (0x40-0x7e). */
+static size_t rewrite_terminal_escape(const char *log, size_t len, size_t i, char *out, size_t *k)
+{
+	size_t j = i + 2;
+
+	if (i + 1 < len && log[i + 1] == '[') {
+		while (j < len && log[j] >= 0x20 && log[j] <= 0x3f)
+			j++;
+		if (j < len && log[j] >= 0x40 && log[j] <= 0x7e)
+			return j + 1;
+	}
+	out[(*k)++] = log[i];
+	return i + 1;
+}
+
+/*
+ * The log without the escape sequences of a terminal (*ret, NULL when it has none): dmesg
+ * --color=always writes "\x1b[32m[    1.234567] \x1b[0m" and colours the subsystem before the
+ * first ": " of a message ("\x1b[33mRIP\x1b[0m: 0010:..."), a serial console captures those of
+ * the programs that share it.
+ */
+int strip_terminal_escapes(const char *log, size_t len, char **ret, size_t *ret_len)
+{
+	*ret = NULL;
+	if (!log_contains(log, len, "\x1b["))
+		return 0;
+	return rewrite_log(log, len, '\x1b', rewrite_terminal_escape, ret, ret_len);
 }
 
 int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts)

@@ -73,6 +73,7 @@ static const ConfigItem config_items[] = {
 	ARCHIVE("MaxLogSize", size, max_log_size, "8M"),
 	ARCHIVE("MaxRecordsPerRun", count_limit, max_records_per_run, "4096"),
 	ARCHIVE("MaxBytesPerRun", size_limit, max_bytes_per_run, "64M"),
+	ARCHIVE("KdumpDir", path, kdump_dir, "/var/crash"),
 
 	STORE("MaxAge", time_limit, max_age_usec, "infinity"),
 	STORE("MaxUse", size_limit_or_zero, max_use, "256M"),
@@ -152,6 +153,7 @@ PstoredConfig *pstored_config_free(PstoredConfig *c)
 		target_done(&c->targets[i]);
 	free(c->targets);
 	free(c->metrics_directory);
+	free(c->kdump_dir);
 	for (size_t i = 0; i < c->n_warnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);

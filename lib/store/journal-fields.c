@@ -68,6 +68,7 @@ static char *crash_message(json_t *crash)
 	const char *reason = json_str(crash, "reason") ?: "unknown";
 	const char *what = json_str(analysis, "message");
 	const char *function = json_str(analysis, "function");
+	const char *kdump_dir = json_str(json_object_get(crash, "kdump"), "directory");
 	size_t n = json_array_size(json_object_get(crash, "records"));
 	char *m, *escaped;
 	int r;
@@ -84,6 +85,12 @@ static char *crash_message(json_t *crash)
 			     "Log of a previous boot (%s) saved from %s pstore; see "
 			     "'pstorectl show %.8s'",
 			     reason, backend, id);
+	else if (!json_object_get(crash, "backend") && kdump_dir)
+		r = asprintf(&m,
+			     "Kernel %s in a previous boot%s%s%s%s, saved by kdump in %s; see "
+			     "'pstorectl show %.8s'",
+			     reason, what ? ": " : "", what ?: "", function ? " in " : "",
+			     function ?: "", kdump_dir, id);
 	else
 		r = asprintf(&m,
 			     "Kernel %s in a previous boot%s%s%s%s, saved from %s pstore (%zu "
@@ -182,7 +189,7 @@ static char *join_module_build_ids(json_t *modules, int *error)
 int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 {
 	_cleanup_free_ char *message = NULL, *records = NULL, *missing = NULL, *truncated = NULL,
-			    *module_ids = NULL;
+			    *module_ids = NULL, *sources = NULL;
 	json_t *analysis = json_object_get(crash, "analysis");
 	json_t *build_ids = json_object_get(crash, "build_ids");
 	const char *kind = json_str(crash, "kind") ?: "kernel-crash";
@@ -198,7 +205,11 @@ int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 			    ? join_array(json_object_get(crash, "truncated"), NULL, "; ")
 			    : NULL;
 	module_ids = join_module_build_ids(json_object_get(build_ids, "modules"), &f.error);
-	if (!message || !records || f.error < 0)
+	/* Absent: pstore alone, as before kdump was a source. */
+	sources = json_object_get(crash, "sources")
+			  ? join_array(json_object_get(crash, "sources"), NULL, " ")
+			  : NULL;
+	if (!message || !records || f.error < 0 || (json_object_get(crash, "sources") && !sources))
 		return -ENOMEM;
 
 	snprintf(priority, sizeof(priority), "%d", crash_priority(crash));
@@ -214,6 +225,8 @@ int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 	field_add(&f, "PSTORE_REASON", json_str(crash, "reason"));
 	field_add(&f, "PSTORE_DUMP_REASON", json_str(crash, "pstore_reason"));
 	field_add(&f, "PSTORE_BACKEND", json_str(crash, "backend"));
+	field_add(&f, "PSTORE_SOURCES", sources);
+	field_add(&f, "PSTORE_VMCORE", json_str(json_object_get(crash, "kdump"), "vmcore"));
 	field_add(&f, "PSTORE_RECORDS", records);
 	field_add(&f, "PSTORE_PARTS_MISSING", missing);
 	field_add(&f, "PSTORE_TRUNCATED", truncated);

@@ -11,6 +11,8 @@
  *	PSTORE_REASON     analysed reason (panic, oops, bug, warning, ...)
  *	PSTORE_DUMP_REASON the kmsg_dump reason of the header (Panic, Oops, ...)
  *	PSTORE_BACKEND    erst, efi, ramoops, ...
+ *	PSTORE_SOURCES    "kdump" or "pstore kdump" (absent: pstore alone)
+ *	PSTORE_VMCORE     the vmcore kdump-tools kept, for crash(8)
  *	PSTORE_RECORDS    space-separated pstore file names
  *	PSTORE_PARTS_MISSING  part numbers absent from pstore, if any
  *	PSTORE_SEVERITY   fatal | recoverable | corrected | informational (hardware errors)

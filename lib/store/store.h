@@ -9,6 +9,7 @@
  *	<store>/<crash-id>/dmesg.txt           reassembled kernel log, oldest first
  *	<store>/<crash-id>/records/<name>      the pstore files, byte for byte
  *	<store>/index                          listing cache, one summary per line
+ *	<store>/kdump-taken                    the kdump dumps taken (kdump-taken.h)
  *
  * The store directory is created 0700: it alone decides who reads the crashes
  * (root only, or also a group the administrator gives it, pstorectl(1)).

@@ -108,39 +108,38 @@ int upload_clickhouse_row_to_crash(const char *line, size_t len, json_t **ret);
 int upload_clickhouse_row_to_document(const char *line, size_t len, json_t **ret);
 
 /*
- * What "pstorectl --clickhouse=URL list --group" reads back: the groups aggregated by
- * ClickHouse, so that a million crashes are not shipped to be counted. A group is the crashes
- * of one signature; a crash without one is a group of its own, keyed by its id (as
- * "pstorectl list --group" groups any source). Each row holds the columns of
- * UPLOAD_CLICKHOUSE_SELECT, those of the group's newest crash (by time, then crash id), and:
+ * What "pstorectl --clickhouse=URL list --group" reads back: the groups that the materialized
+ * view pstored.groups_fill of the schema keeps in pstored.groups as crashes are inserted, so
+ * that a million crashes are neither shipped nor read to be counted. A group is the crashes of
+ * one signature; a crash without one is a group of its own, keyed by its id (as "pstorectl
+ * list --group" groups any source). Each row holds the columns of UPLOAD_CLICKHOUSE_SELECT,
+ * those of the group's newest crash (by time, then crash id), and:
  *
  *	group_crashes    its crashes: distinct (machine id, crash id), so that a crash sent
- *	                 twice and not merged yet counts once
+ *	                 twice counts once
  *	group_machines   its machines: distinct machine ids (host names where there is none)
  *	group_first      the time of its oldest crash (microseconds)
  *	group_kernels    the kernel versions of its crashes, distinct and sorted, "" left out
  *
- * The inner query names what the outer one aggregates, since an alias of ClickHouse (such as
- * the outer crash_id) would otherwise stand for the column in every other aggregate.
+ * The inner query merges the parts of each group; the outer one takes the newest crash's
+ * columns apart (in the order of the tuple in schema.sql).
  */
 #define UPLOAD_CLICKHOUSE_GROUP_SELECT                                                             \
-	"SELECT argMax(crash_id, newest) AS crash_id, argMax(machine_id, newest) AS machine_id, "  \
-	"argMax(hostname, newest) AS hostname, argMax(boot_id, newest) AS boot_id, "               \
-	"argMax(kind, newest) AS kind, argMax(reason, newest) AS reason, "                         \
-	"argMax(backend, newest) AS backend, argMax(pstore_reason, newest) AS pstore_reason, "     \
-	"argMax(time_usec, newest) AS time_usec, argMax(archived_at, newest) AS archived_at, "     \
-	"argMax(message, newest) AS message, argMax(function, newest) AS function, "               \
-	"argMax(module, newest) AS module, argMax(kernel, newest) AS kernel, "                     \
-	"argMax(signature, newest) AS signature, argMax(taint, newest) AS taint, "                 \
-	"argMax(comm, newest) AS comm, argMax(records, newest) AS records, "                       \
-	"uniqExact(crash_key) AS group_crashes, uniqExact(machine_key) AS group_machines, "        \
-	"min(t) AS group_first, "                                                                  \
-	"arrayFilter(x -> x != '', arraySort(groupUniqArray(k))) AS group_kernels "                \
-	"FROM (SELECT *, (time_usec, crash_id) AS newest, (machine_id, crash_id) AS crash_key, "   \
-	"if(machine_id = '', hostname, machine_id) AS machine_key, time_usec AS t, kernel AS k, "  \
-	"signature = '' AS unsigned, if(signature = '', crash_id, signature) AS group_key "        \
-	"FROM pstored.crashes) "                                                                   \
-	"GROUP BY unsigned, group_key ORDER BY time_usec, crash_id FORMAT JSONEachRow\n"
+	"SELECT tupleElement(n, 1) AS crash_id, tupleElement(n, 2) AS machine_id, "                \
+	"tupleElement(n, 3) AS hostname, tupleElement(n, 4) AS boot_id, "                          \
+	"tupleElement(n, 5) AS kind, tupleElement(n, 6) AS reason, "                               \
+	"tupleElement(n, 7) AS backend, tupleElement(n, 8) AS pstore_reason, "                     \
+	"tupleElement(n, 9) AS time_usec, tupleElement(n, 10) AS archived_at, "                    \
+	"tupleElement(n, 11) AS message, tupleElement(n, 12) AS function, "                        \
+	"tupleElement(n, 13) AS module, tupleElement(n, 14) AS kernel, "                           \
+	"tupleElement(n, 15) AS signature, tupleElement(n, 16) AS taint, "                         \
+	"tupleElement(n, 17) AS comm, tupleElement(n, 18) AS records, "                            \
+	"c AS group_crashes, m AS group_machines, f AS group_first, "                              \
+	"arrayFilter(x -> x != '', arraySort(k)) AS group_kernels "                                \
+	"FROM (SELECT argMaxMerge(newest) AS n, uniqExactMerge(crashes) AS c, "                    \
+	"uniqExactMerge(machines) AS m, minMerge(first) AS f, groupUniqArrayMerge(kernels) AS k "  \
+	"FROM pstored.groups GROUP BY no_signature, group_key) "                                   \
+	"ORDER BY time_usec, crash_id FORMAT JSONEachRow\n"
 
 /* The aggregates of a row of UPLOAD_CLICKHOUSE_GROUP_SELECT. */
 typedef struct UploadClickhouseGroup {

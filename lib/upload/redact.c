@@ -24,6 +24,12 @@
 typedef size_t (*RedactCheck)(const char *text, size_t len, size_t start, size_t end);
 
 typedef struct RedactRule {
+	/*
+	 * An ASCII word is found by comparing it, case-insensitively, at each place: ten times
+	 * faster than glibc's regexec() of it. Any other rule has its regex.
+	 */
+	char *word;
+	size_t word_len;
 	regex_t regex;
 	RedactCheck check; /* NULL: every match counts */
 	/*
@@ -116,20 +122,27 @@ static size_t check_word(const char *text, size_t len, size_t start, size_t end)
 	return end - start;
 }
 
-static int redactor_add_rule(UploadRedactor *r, const char *regex, int cflags, RedactCheck check,
-			     const char *needs, const char *tag, char **ret_error)
+/* A new rule at the end of r's, tagging with tag; NULL on OOM. */
+static RedactRule *redactor_new_rule(UploadRedactor *r, const char *tag)
 {
-	RedactRule *rules, *rule;
-	int k;
+	RedactRule *rules;
 
 	rules = reallocarray(r->rules, r->n_rules + 1, sizeof(*rules));
 	if (!rules)
-		return -ENOMEM;
+		return NULL;
 	r->rules = rules;
-	rule = &rules[r->n_rules];
+	rules[r->n_rules] = (RedactRule){.tag = strdup(tag)};
+	return rules[r->n_rules].tag ? &rules[r->n_rules] : NULL;
+}
 
-	rule->tag = strdup(tag);
-	if (!rule->tag)
+static int redactor_add_rule(UploadRedactor *r, const char *regex, int cflags, RedactCheck check,
+			     const char *needs, const char *tag, char **ret_error)
+{
+	RedactRule *rule;
+	int k;
+
+	rule = redactor_new_rule(r, tag);
+	if (!rule)
 		return -ENOMEM;
 
 	k = regcomp(&rule->regex, regex, REG_EXTENDED | REG_NEWLINE | cflags);
@@ -181,7 +194,10 @@ UploadRedactor *upload_redactor_free(UploadRedactor *r)
 	if (!r)
 		return NULL;
 	for (size_t i = 0; i < r->n_rules; i++) {
-		regfree(&r->rules[i].regex);
+		if (r->rules[i].word)
+			free(r->rules[i].word);
+		else
+			regfree(&r->rules[i].regex);
 		free(r->rules[i].tag);
 	}
 	free(r->rules);
@@ -189,6 +205,18 @@ UploadRedactor *upload_redactor_free(UploadRedactor *r)
 	return NULL;
 }
 
+static bool is_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s >= 0x80)
+			return false;
+	return true;
+}
+
+/*
+ * An ASCII word by comparing it: what regcomp() makes of its quoted characters with REG_ICASE
+ * matches the same places. Any other word, whose case folding depends on the locale, by its regex.
+ */
 int upload_redactor_add_word(UploadRedactor *r, const char *word, const char *tag)
 {
 	_cleanup_free_ char *regex = NULL;
@@ -197,6 +225,20 @@ int upload_redactor_add_word(UploadRedactor *r, const char *word, const char *ta
 
 	if (n < 3 || strcasecmp(word, "localhost") == 0 || streq(word, "(none)"))
 		return 0;
+
+	if (is_ascii(word)) {
+		RedactRule *rule = redactor_new_rule(r, tag);
+
+		if (!rule || !(rule->word = strdup(word))) {
+			if (rule)
+				free(rule->tag);
+			return -ENOMEM;
+		}
+		rule->word_len = n;
+		rule->check = check_word;
+		r->n_rules++;
+		return 0;
+	}
 
 	/* Quote every character: a hostname or serial number is not a pattern. */
 	regex = malloc(n * 4 + 1);
@@ -234,6 +276,34 @@ static bool memchr_any(const char *text, size_t len, const char *chars)
 	return false;
 }
 
+/* The first match of rule in text[pos..len), at *ret_start and *ret_len long; false if none. */
+static bool rule_find(const RedactRule *rule, const char *text, size_t len, size_t pos,
+		      size_t *ret_start, size_t *ret_len)
+{
+	regmatch_t m = {.rm_so = pos, .rm_eo = len};
+	int flags = REG_STARTEND;
+
+	if (rule->word) {
+		int first = tolower((unsigned char)rule->word[0]);
+
+		for (size_t i = pos; i + rule->word_len <= len; i++)
+			if (tolower((unsigned char)text[i]) == first &&
+			    strncasecmp(text + i, rule->word, rule->word_len) == 0) {
+				*ret_start = i;
+				*ret_len = rule->word_len;
+				return true;
+			}
+		return false;
+	}
+	if (pos > 0 && text[pos - 1] != '\n')
+		flags |= REG_NOTBOL;
+	if (regexec(&rule->regex, text, 1, &m, flags) != 0)
+		return false;
+	*ret_start = m.rm_so;
+	*ret_len = (size_t)(m.rm_eo - m.rm_so);
+	return true;
+}
+
 /*
  * One rule over text[0..len): the text with what it redacts replaced in *out, a memory stream
  * opened at the first replacement into *ret. Most strings have nothing to redact, and then
@@ -248,17 +318,10 @@ static int redact_rule(const RedactRule *rule, const char *text, size_t len, FIL
 		return 0;
 
 	while (pos <= len) {
-		regmatch_t m = {.rm_so = pos, .rm_eo = len};
-		int flags = REG_STARTEND;
 		size_t start, n;
 
-		if (pos > 0 && text[pos - 1] != '\n')
-			flags |= REG_NOTBOL;
-		if (regexec(&rule->regex, text, 1, &m, flags) != 0)
+		if (!rule_find(rule, text, len, pos, &start, &n))
 			break;
-
-		start = m.rm_so;
-		n = (size_t)(m.rm_eo - m.rm_so);
 		if (n > 0 && rule->check)
 			n = rule->check(text, len, start, start + n);
 		if (n == 0) {

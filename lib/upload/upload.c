@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * One upload pass over the store (see upload.h). For each target: count
- * what was sent in the last 24 hours (the daily limits) and whether the
- * collector asked to wait (Retry-After), pick the crashes that are due,
- * then send them one by one over the target's one reused connection,
- * rewriting the crash's upload state after each answer. The state is
- * written only after the collector answered: a pass killed in between
- * sends that one crash again next time (harmless: PUT replaces, and the
- * Idempotency-Key lets a POST collector drop the repeat), never loses it.
+ * One upload pass over the store (see upload.h). Each crash.json is read
+ * once, by the first pass, for every target: count what was sent in the
+ * last 24 hours (the daily limits) and whether the collector asked to wait
+ * (Retry-After), and keep the crashes that are due. Then send them over the
+ * target's one reused connection, one by one (a clickhouse target: a batch
+ * of rows an INSERT), rewriting the crash's upload state after each answer
+ * (a batch's states at once). The state is written only after the collector
+ * answered: a pass killed in between sends those crashes again next time
+ * (harmless: PUT replaces, the Idempotency-Key lets a POST collector drop
+ * the repeat, and ClickHouse's table keeps a crash once), never loses them.
  */
 
 #include <ctype.h>

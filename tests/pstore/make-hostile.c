@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * make-hostile SEED CLASS DIR: makes DIR/pstore, a pstore directory as
- * broken hardware or an attacker could leave it, and DIR/outside, files
- * outside pstore that links in it point at (outside/secret must never reach
- * the store). The same SEED and CLASS always give the same directory.
+ * broken hardware or an attacker could leave it, DIR/crash, a kdump
+ * directory (KdumpDir=, empty but for the kdump class), and DIR/outside,
+ * files outside them that links in them point at (outside/secret must never
+ * reach the store). The same SEED and CLASS always give the same directory.
  * Classes (make-hostile --list):
  *
  *   headers     dmesg dumps with part headers of every shape: signs, zeros,
@@ -36,6 +37,11 @@
  *               (to outside/secret, dangling, to a record) beside records
  *   links       hard links to outside/secret and between records
  *   many-entries  a crash among 10,000 entries of the kinds pstored skips
+ *   kdump       dump directories in DIR/crash: complete (some the panic of a
+ *               pstore record beside them), half-written, a dmesg that is a
+ *               link, a hard link, a FIFO, a directory, 1 GiB sparse or
+ *               binary, a directory that is a link, names with a newline
+ *               or a byte not UTF-8
  *
  * MaxRecordSize is taken at its default, 1 MiB. The runner is
  * tests/pstore/test-hostile.sh.
@@ -652,6 +658,93 @@ static void class_links(void)
 	}
 }
 
+static int crash_fd = -1; /* DIR/crash, the KdumpDir= of the run */
+
+/*
+ * KdumpDir= as kdump-tools leaves it and as others could plant it: complete
+ * dumps (some the same panic as a pstore record), half-written ones, dmesg
+ * files that are links (to DIR/outside), FIFOs, directories, hard links,
+ * 1 GiB sparse, binary; a directory that is a link; names no log should carry.
+ */
+static void class_kdump(void)
+{
+	put_secret();
+	put_file(crash_fd, "kexec_cmd", "kexec -p /boot/vmlinuz\n", 22, 0);
+	if (chance(50))
+		put_dmesg("Panic#1 Part1\n", 500, 0);
+	for (unsigned i = 0, n = 1 + (unsigned)below(8); i < n; i++) {
+		char dir[32], dmesg[64], dump[64];
+		int fd = -1, dfd;
+		char *text;
+
+		snprintf(dir, sizeof(dir), "2026120%u%04u", (unsigned)below(10), i);
+		snprintf(dmesg, sizeof(dmesg), "dmesg.%s", dir);
+		snprintf(dump, sizeof(dump), "%s.%s", chance(80) ? "dump" : "vmcore", dir);
+		if (chance(10)) {
+			/* a name that no log line should carry as it is */
+			dir[2] = chance(50) ? '\n' : '\xff';
+		}
+		if (chance(10)) {
+			if (symlinkat("../outside", crash_fd, dir) < 0 && errno != EEXIST)
+				die("symlink");
+			continue;
+		}
+		if (mkdirat(crash_fd, dir, 0755) < 0) {
+			if (errno == EEXIST)
+				continue;
+			die("mkdir");
+		}
+		dfd = openat(crash_fd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			die(dir);
+		put_file(dfd, chance(80) ? dump : "dump-incomplete", "KDUMP   ", 8, 0);
+		switch (below(8)) {
+		case 0:
+			if (symlinkat("../../outside/secret", dfd, dmesg) < 0)
+				die("symlink");
+			break;
+		case 1:
+			if (linkat(outside_fd, "secret", dfd, dmesg, 0) < 0)
+				die("link");
+			break;
+		case 2:
+			if (mkfifoat(dfd, dmesg, 0600) < 0)
+				die("mkfifo");
+			break;
+		case 3:
+			if (mkdirat(dfd, dmesg, 0700) < 0)
+				die("mkdir");
+			break;
+		case 4:
+			/* 1 GiB, sparse, the panic at its end */
+			text = dmesg_text("", 4096);
+			fd = openat(dfd, dmesg, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (fd < 0 || pwrite(fd, text, strlen(text), (1LL << 30) - 4096) < 0 ||
+			    close(fd) < 0)
+				die(dmesg);
+			free(text);
+			break;
+		case 5: {
+			uint8_t bytes[4096];
+
+			for (size_t k = 0; k < sizeof(bytes); k++)
+				bytes[k] = (uint8_t)below(256);
+			put_file(dfd, dmesg, bytes, sizeof(bytes), 0);
+			break;
+		}
+		default:
+			/* the printk times of pstore's records: the same panic, joined */
+			text = dmesg_text("", (size_t)below(64 * 1024));
+			for (char *p = text; (p = strstr(p, "<")); p++)
+				if (p[1] >= '0' && p[1] <= '9' && p[2] == '>')
+					memset(p, ' ', 3);
+			put_file(dfd, dmesg, text, strlen(text), 0);
+			free(text);
+		}
+		close(dfd);
+	}
+}
+
 /*
  * A crash among MANY_ENTRIES entries that pstored skips (FIFOs, directories,
  * symbolic and hard links, names not valid UTF-8): what the scan keeps, and
@@ -713,6 +806,7 @@ static const struct {
 	{"special", class_special},
 	{"links", class_links},
 	{"many-entries", class_many_entries},
+	{"kdump", class_kdump},
 };
 
 int main(int argc, char *argv[])
@@ -738,11 +832,13 @@ int main(int argc, char *argv[])
 	dir_fd = open(argv[3], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0)
 		die(argv[3]);
-	if (mkdirat(dir_fd, "pstore", 0750) < 0 || mkdirat(dir_fd, "outside", 0700) < 0)
+	if (mkdirat(dir_fd, "pstore", 0750) < 0 || mkdirat(dir_fd, "outside", 0700) < 0 ||
+	    mkdirat(dir_fd, "crash", 0755) < 0)
 		die("mkdir");
 	pstore_fd = openat(dir_fd, "pstore", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	outside_fd = openat(dir_fd, "outside", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pstore_fd < 0 || outside_fd < 0)
+	crash_fd = openat(dir_fd, "crash", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pstore_fd < 0 || outside_fd < 0 || crash_fd < 0)
 		die("open");
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
 		if (streq(argv[2], classes[i].name)) {

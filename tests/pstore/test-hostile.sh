@@ -15,6 +15,8 @@
 #    left alone and stored nowhere, the store whole and listed;
 #  - write nothing outside the store: the files that links in pstore point
 #    at (DIR/outside) unchanged, and none of their bytes in the store;
+#    the kdump directory (DIR/crash, KdumpDir=) unchanged, each of its
+#    complete dumps taken;
 #  - leave no record it could take: every regular file of one link and at
 #    most MaxRecordSize (1 MiB) bytes is erased from pstore.
 #
@@ -62,9 +64,10 @@ tmp=$(mktemp -d /tmp/test-hostile.XXXXXX)
 trap 'rm -rf "$tmp"; journald_stop' EXIT
 . "$top_srcdir/tests/lib/checks.sh"
 
-# The state of DIR/outside: names, modes, link counts, contents.
+# The state of DIR/outside (or DIR/crash): names, modes, link counts, times, contents.
 outside_state() {
-	(cd "$1" && find . -printf '%p %M %n %s\n' | sort && find . -type f -exec sha256sum {} + | sort)
+	(cd "$1" && find . -printf '%p %M %n %s %T@ %l\n' | sort &&
+		find . -type f -size -16M -exec sha256sum {} + | sort)
 }
 
 # The checks of one case, each printing what is wrong.
@@ -97,6 +100,23 @@ nothing_let_out_or_in() {
 	return $ok
 }
 
+# Every complete dump of DIR/crash, as pstored takes them (lib/kdump/kdump.h),
+# is in the store: a crash whose "kdump" names its directory.
+dumps_taken() {
+	local d name ok=0
+	for d in "$dir"/crash/*/; do
+		name=$(basename "$d")
+		[ ! -L "${d%/}" ] && printf '%s' "$name" | LC_ALL=C.UTF-8 grep -qax '[[:print:]]*' || continue
+		[ -f "$d/dmesg.$name" ] && [ ! -L "$d/dmesg.$name" ] &&
+			[ "$(stat -c %h "$d/dmesg.$name")" -eq 1 ] || continue
+		ls "$d" | grep -q -- '-incomplete' && continue
+		ls "$d" | grep -q '^\(dump\|vmcore\)\.' || continue
+		grep -qF "\"directory\": \"$dir/crash/$name\"" "$dir"/store/*/crash.json 2>/dev/null ||
+			{ echo "  dump $name not taken (exit $rc)" >&2; ok=1; }
+	done
+	return $ok
+}
+
 records_taken() {
 	local left
 	# Of one link, at most MaxRecordSize= and named in UTF-8 (grep's '.' matches no
@@ -118,12 +138,14 @@ for i in $(seq 0 $((COUNT - 1))); do
 	"$MAKE_HOSTILE" "$seed" "$class" "$dir"
 	cp -a "$dir/pstore" "$dir/orig"
 	outside_before=$(outside_state "$dir/outside")
+	crash_before=$(outside_state "$dir/crash")
+	printf '[Archive]\nKdumpDir=%s\n' "$dir/crash" >"$dir/pstored.conf"
 	journalctl --rotate >/dev/null
 	rm -f /run/log/journal/*/*@*.journal /run/log/journal/*/*.journal~
 
 	rc=0
 	/usr/bin/time -f '%M %e' -o "$dir/time" timeout -s KILL "$TIMEOUT" "${limit[@]}" \
-		"$PSTORED" archive --config=/dev/null --pstore-dir="$dir/pstore" \
+		"$PSTORED" archive --config="$dir/pstored.conf" --pstore-dir="$dir/pstore" \
 		--store-dir="$dir/store" >"$dir/out" 2>&1 || rc=$?
 	read -r rss_kb secs < <(tail -1 "$dir/time")
 	if [ "$rss_kb" -gt "$max_rss" ]; then max_rss=$rss_kb max_rss_case=$case; fi
@@ -135,6 +157,8 @@ for i in $(seq 0 $((COUNT - 1))); do
 		--store="$dir/store" --pstorectl="$PSTORECTL"
 	check "wrote only inside the store" nothing_let_out_or_in
 	check "took every record it could" records_taken
+	check "left the kdump directory as it was" eq "$(outside_state "$dir/crash")" "$crash_before"
+	check "took every kdump dump it could" dumps_taken
 	if [ "$class" = many-entries ]; then
 		# Issue 34, 9: the skipped entries are named up to 16, then counted.
 		check "said so in a bounded number of lines" test "$(wc -l <"$dir/out")" -le 20

@@ -79,6 +79,31 @@ Test(redact, words_with_pattern_characters_are_literal)
 	cr_expect_str_eq(out, "id [SERIAL] here, aXbbbc^d\\e not");
 }
 
+/* Compared, not matched by a regex: at the ends of the text, past NUL bytes, and cut short. */
+Test(redact, words_at_the_edges)
+{
+	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;
+	_cleanup_free_ char *out = NULL;
+	static const char in[] = "Web01 a\0web01\0 b WEB01";
+	static const char expected[] = "[HOSTNAME] a\0[HOSTNAME]\0 b [HOSTNAME]";
+	size_t n;
+
+	cr_assert_eq(upload_redactor_new(&r), 0);
+	cr_assert_eq(upload_redactor_add_word(r, "web01", "[HOSTNAME]"), 0);
+	cr_assert_eq(upload_redact_text(r, in, sizeof(in) - 1, &out, &n), 0);
+	cr_assert_eq(n, sizeof(expected) - 1);
+	cr_expect_eq(memcmp(out, expected, n), 0);
+	free(out);
+	/* The text ends within the word. */
+	cr_assert_eq(upload_redact_text(r, "at web0", 7, &out, NULL), 0);
+	cr_expect_str_eq(out, "at web0");
+	free(out);
+	/* A word that is not ASCII goes by its regex. */
+	cr_assert_eq(upload_redactor_add_word(r, "h\xc3\xb4te1", "[HOSTNAME]"), 0);
+	cr_assert_eq(upload_redact_text(r, "on h\xc3\xb4te1.", 10, &out, NULL), 0);
+	cr_expect_str_eq(out, "on [HOSTNAME].");
+}
+
 Test(redact, meaningless_words_are_ignored)
 {
 	_cleanup_(upload_redactor_freep) UploadRedactor *r = NULL;

@@ -81,3 +81,46 @@ SELECT
 	argMax(hostname, time_usec) AS hostname
 FROM pstored.crashes
 GROUP BY machine_id;
+
+-- The groups of "pstorectl --clickhouse=URL list --group", kept up to date as
+-- crashes are inserted, so that listing them reads a row a group and its
+-- parts rather than every crash (a million crashes in well under a second).
+-- A group is the crashes of one signature; a crash without one is a group of
+-- its own, keyed by its id. Every state is one that a crash inserted twice
+-- leaves as it was: the distinct crashes and machines, the first time, the
+-- kernels, and the newest crash (by time, then crash id) with the columns of
+-- a listing. Read it with the -Merge functions, GROUP BY no_signature, group_key
+-- (the parts of one group are merged in the background, not at once).
+CREATE TABLE IF NOT EXISTS pstored.groups (
+	no_signature UInt8,
+	group_key String,
+	crashes AggregateFunction(uniqExact, String, String),
+	machines AggregateFunction(uniqExact, String),
+	first AggregateFunction(min, UInt64),
+	kernels AggregateFunction(groupUniqArray, String),
+	newest AggregateFunction(argMax,
+		Tuple(String, String, String, String, String, String, String, String,
+		      UInt64, UInt64, String, String, String, String, String, String,
+		      String, String),
+		Tuple(UInt64, String))
+) ENGINE = AggregatingMergeTree()
+ORDER BY (no_signature, group_key);
+
+-- Fills pstored.groups from each INSERT into pstored.crashes. Crashes inserted
+-- before it existed (with an earlier schema) are added once with the same
+-- SELECT: INSERT INTO pstored.groups SELECT ... (as below, without the first
+-- line); those inserted meanwhile are counted once all the same.
+CREATE MATERIALIZED VIEW IF NOT EXISTS pstored.groups_fill TO pstored.groups AS
+SELECT
+	signature = '' AS no_signature,
+	if(signature = '', crash_id, signature) AS group_key,
+	uniqExactState(machine_id, crash_id) AS crashes,
+	uniqExactState(if(machine_id = '', hostname, machine_id)) AS machines,
+	minState(time_usec) AS first,
+	groupUniqArrayState(kernel) AS kernels,
+	argMaxState((crash_id, machine_id, hostname, boot_id, kind, reason, backend,
+		     pstore_reason, time_usec, archived_at, message, function, module,
+		     kernel, signature, taint, comm, records),
+		    (time_usec, crash_id)) AS newest
+FROM pstored.crashes
+GROUP BY no_signature, group_key;
