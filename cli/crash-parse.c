@@ -22,9 +22,11 @@ typedef enum FieldAction {
 	FIELD_ANALYSIS,		/* a string of crash.json's "analysis" */
 	FIELD_TIME,		/* crash.json's "time", decimal */
 	FIELD_RECORDS,		/* "records": [{"name": ...}], the names separated by spaces */
+	FIELD_WORDS,		/* an array of strings, separated by spaces */
 	FIELD_LOG,		/* the export document's "dmesg", read for one crash only */
 	FIELD_BUILD_ID,		/* crash.json's "build_ids": "vmlinux" */
 	FIELD_MODULE_BUILD_IDS, /* its "modules", as "name=id name=id" */
+	FIELD_KDUMP,		/* a string of crash.json's "kdump" */
 } FieldAction;
 
 /* The journal fields of a crash (lib/store/journal-fields.c) and the keys they carry. */
@@ -38,6 +40,8 @@ static const struct {
 	{"PSTORE_REASON", "reason", FIELD_CRASH},
 	{"PSTORE_DUMP_REASON", "pstore_reason", FIELD_CRASH},
 	{"PSTORE_BACKEND", "backend", FIELD_CRASH},
+	{"PSTORE_SOURCES", "sources", FIELD_WORDS},
+	{"PSTORE_VMCORE", "vmcore", FIELD_KDUMP},
 	{"PSTORE_SEVERITY", "severity", FIELD_CRASH},
 	{"_BOOT_ID", "boot_id", FIELD_CRASH},
 	{"PSTORE_CRASHED_BOOT_ID", "crashed_boot_id", FIELD_CRASH},
@@ -64,21 +68,23 @@ static json_t *json_text(const char *v, size_t len)
 	return text ? json_stringn_nocheck(text, len) : NULL;
 }
 
-static json_t *json_records(const char *v, size_t len)
+/* The words of v, separated by spaces, as strings, or as records {"name": word}. */
+static json_t *json_words(const char *v, size_t len, bool records)
 {
-	json_auto_t *records = json_array();
+	json_auto_t *words = json_array();
 
-	if (!records)
+	if (!words)
 		return NULL;
 	for (const char *end = v + len; v < end;) {
 		const char *space = memchr(v, ' ', end - v) ?: end;
+		json_t *word = json_text(v, space - v);
 
-		if (json_array_append_new(records,
-					  json_pack("{s:o}", "name", json_text(v, space - v))) < 0)
+		if (json_array_append_new(words, records && word ? json_pack("{s:o}", "name", word)
+								 : word) < 0)
 			return NULL;
 		v = space + 1;
 	}
-	return TAKE_PTR(records);
+	return TAKE_PTR(words);
 }
 
 /* µs since the epoch, in decimal; 0 (unknown) for anything else, or past JSON's integers. */
@@ -165,15 +171,15 @@ static json_t *json_module_build_ids(const char *v, size_t len)
 	return TAKE_PTR(modules);
 }
 
-/* crash["build_ids"], made if it is not there yet; NULL on OOM. */
-static json_t *crash_build_ids(json_t *crash)
+/* The object crash[key] ("build_ids", "kdump"), made if it is not there yet; NULL on OOM. */
+static json_t *crash_object(json_t *crash, const char *key)
 {
-	json_t *ids = json_object_get(crash, "build_ids");
+	json_t *o = json_object_get(crash, key);
 
-	if (ids)
-		return ids;
-	ids = json_object();
-	return json_object_set_new(crash, "build_ids", ids) < 0 ? NULL : ids;
+	if (o)
+		return o;
+	o = json_object();
+	return json_object_set_new(crash, key, o) < 0 ? NULL : o;
 }
 
 int crash_add_journal_field(json_t *crash, json_t *analysis, const void *field, size_t len,
@@ -205,7 +211,8 @@ int crash_add_journal_field(json_t *crash, json_t *analysis, const void *field, 
 			value = json_time(v, vlen);
 			break;
 		case FIELD_RECORDS:
-			value = json_records(v, vlen);
+		case FIELD_WORDS:
+			value = json_words(v, vlen, crash_fields[i].action == FIELD_RECORDS);
 			break;
 		case FIELD_LOG:
 			if (!with_log)
@@ -229,7 +236,10 @@ int crash_add_journal_field(json_t *crash, json_t *analysis, const void *field, 
 			break;
 		case FIELD_BUILD_ID:
 		case FIELD_MODULE_BUILD_IDS:
-			target = crash_build_ids(crash);
+		case FIELD_KDUMP:
+			target = crash_object(crash, crash_fields[i].action == FIELD_KDUMP
+							     ? "kdump"
+							     : "build_ids");
 			if (!target) {
 				json_decref(value);
 				return -ENOMEM;

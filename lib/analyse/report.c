@@ -37,7 +37,7 @@ typedef struct Report {
  */
 static void report_scan(Report *r, const Line *lines, size_t start, size_t end, bool stalled)
 {
-	bool in_trace = false, after_irq = false;
+	bool in_trace = false, after_irq = false, null_ip = false;
 	size_t traces = 0;
 
 	for (size_t i = start; i < end; i++) {
@@ -91,6 +91,15 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}, NULL))) {
 			r->trace_start = l;
 			r->trace_index = i;
+		}
+		/* a call through a NULL function pointer: the return address names the caller */
+		if (!r->have_ip && !in_trace) {
+			if (is_null_ip_line(l))
+				null_ip = true;
+			else if (null_ip && parse_return_address_line(l, &r->ip)) {
+				r->have_ip = true;
+				r->ip_index = i;
+			}
 		}
 	}
 }
@@ -336,9 +345,10 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 			report->have_ip = false;
 		}
 	}
-	/* KFENCE and others print their frames without a header, after the first line */
+	/* KFENCE and others print their frames without a header, after the first line; the
+	 * slab allocator's tracks after "INFO: Allocated in ..." are not where it happened */
 	if (!report->trace_start)
-		for (size_t i = start + 1; i < end; i++)
+		for (size_t i = start + 1; i < end && !has_prefix(&lines[i], "INFO: "); i++)
 			if (parse_symbol(&lines[i], &(Symbol){})) {
 				report->trace_start = &lines[i];
 				report->trace_index = i;

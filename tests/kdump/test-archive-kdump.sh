@@ -165,8 +165,8 @@ check "nothing removed below KdumpDir=" eq "$(ls "$tmp/crash" | wc -l)" 8
 
 # The same panic in pstore (crash_kexec_post_notifiers) and in kdump: the
 # kdump dmesg holds the lines of the pstore record, at the same times.
-case=same-panic
 setup erst-multipart
+case=same-panic
 rm -rf "$tmp/crash"
 mkdir -p "$tmp/crash/202612072301"
 python3 - "$tmp/orig" >"$tmp/crash/202612072301/dmesg.202612072301" <<'EOF'
@@ -193,6 +193,16 @@ check "PSTORE_VMCORE of the entry" eq "$(field PSTORE_VMCORE)" "$tmp/crash/20261
 "$PSTORECTL" --store-dir="$tmp/store" export "$(jq -r .id "$doc")" >"$tmp/export.json"
 check "the exported document is valid" "$top_srcdir/tests/lib/validate-document" \
 	"$top_srcdir/lib/upload/crash-document.schema.json" "$tmp/export.json"
+"$PSTORECTL" --store-dir="$tmp/store" show "$(jq -r .id "$doc")" 2>/dev/null |
+	grep -E '^ +(Backend|Sources|Vmcore):' >"$tmp/show"
+journald_sync
+"$PSTORECTL" --journal show "$(jq -r .id "$doc")" 2>/dev/null |
+	grep -E '^ +(Backend|Sources|Vmcore):' >"$tmp/show-journal"
+check "pstorectl show: both sources, the vmcore" eq "$(cat "$tmp/show")" \
+	"      Backend: erst
+      Sources: pstore, kdump
+       Vmcore: $tmp/crash/202612072301/dump.202612072301 (open with crash(8))"
+check "pstorectl --journal show: the same" eq "$(cat "$tmp/show-journal")" "$(cat "$tmp/show")"
 check "taken as that crash" eq "$(cut -f5 "$tmp/store/kdump-taken")" "$(jq -r .id "$doc")"
 archive
 check "rerun: still one crash" eq "$(crashes)" 1
@@ -200,8 +210,8 @@ check "rerun: still one entry" eq "$(entries)" 1
 
 # The pstore crash archived by an earlier run (KdumpDir= off then): the dump
 # joins the stored crash, and sends no entry of its own.
-case=same-panic-later
 setup erst-multipart
+case=same-panic-later
 printf '[Archive]\nKdumpDir=\n' >"$tmp/off.conf"
 "$PSTORED" archive --config="$tmp/off.conf" --pstore-dir="$tmp/pstore" --store-dir="$tmp/store" >/dev/null 2>&1
 check "KdumpDir= empty: the dump is not taken" eq "$(jq -c .sources "$tmp"/store/*/crash.json)" null
