@@ -188,6 +188,8 @@ bool parse_symbol(const Line *l, Symbol *ret);
 size_t parse_angle_frame(const Line *l, size_t i, Symbol *ret);
 bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller);
 bool parse_ip_line(const Line *l, Symbol *ret);
+bool is_null_ip_line(const Line *l);
+bool parse_return_address_line(const Line *l, Symbol *ret);
 bool parse_message_symbol(const Line *l, Symbol *ret);
 bool parse_warning_symbol(const Line *l, Symbol *ret);
 

@@ -114,12 +114,15 @@ static void line_strip_log_prefix(Line *l)
  * Removes what printk puts before the text: "<N>" (the level, in
  * /dev/kmsg-style dumps), "[    1.234567]" (the time) and "[  T123]" or
  * "[    C1]" (the caller id of CONFIG_PRINTK_CALLER), then whitespace; before
- * them, a log file's own prefix (line_strip_log_prefix()).
+ * them, a log file's own prefix (line_strip_log_prefix()), and before all, the blanks of a
+ * log pasted indented (a markdown code block, a quote in an issue).
  */
 static void line_strip_prefixes(Line *l)
 {
-	size_t i;
+	size_t i = skip_blanks(l, 0);
 
+	if (i < l->len && (l->s[i] == '[' || l->s[i] == '<'))
+		*l = line_after(l, i);
 	line_strip_log_prefix(l);
 
 	if (l->len > 2 && l->s[0] == '<') {
