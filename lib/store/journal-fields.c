@@ -227,6 +227,8 @@ int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 	field_add(&f, "PSTORE_BACKEND", json_str(crash, "backend"));
 	field_add(&f, "PSTORE_SOURCES", sources);
 	field_add(&f, "PSTORE_VMCORE", json_str(json_object_get(crash, "kdump"), "vmcore"));
+	field_add(&f, "PSTORE_VMCORE_FORMAT",
+		  json_str(json_object_get(crash, "kdump"), "vmcore_format"));
 	field_add(&f, "PSTORE_RECORDS", records);
 	field_add(&f, "PSTORE_PARTS_MISSING", missing);
 	field_add(&f, "PSTORE_TRUNCATED", truncated);
@@ -281,6 +283,7 @@ static const struct {
 	{"PSTORE_BACKEND", "backend", FIELD_CRASH},
 	{"PSTORE_SOURCES", "sources", FIELD_WORDS},
 	{"PSTORE_VMCORE", "vmcore", FIELD_KDUMP},
+	{"PSTORE_VMCORE_FORMAT", "vmcore_format", FIELD_KDUMP},
 	{"PSTORE_SEVERITY", "severity", FIELD_CRASH},
 	{"_BOOT_ID", "boot_id", FIELD_CRASH},
 	{"PSTORE_CRASHED_BOOT_ID", "crashed_boot_id", FIELD_CRASH},
