@@ -42,6 +42,7 @@ static const struct {
 	{"PSTORE_BACKEND", "backend", FIELD_CRASH},
 	{"PSTORE_SOURCES", "sources", FIELD_WORDS},
 	{"PSTORE_VMCORE", "vmcore", FIELD_KDUMP},
+	{"PSTORE_VMCORE_FORMAT", "vmcore_format", FIELD_KDUMP},
 	{"PSTORE_SEVERITY", "severity", FIELD_CRASH},
 	{"_BOOT_ID", "boot_id", FIELD_CRASH},
 	{"PSTORE_CRASHED_BOOT_ID", "crashed_boot_id", FIELD_CRASH},

@@ -223,6 +223,8 @@ int journal_crash_fields(json_t *crash, JournalCrashFields *ret)
 	field_add(&f, "PSTORE_BACKEND", json_str(crash, "backend"));
 	field_add(&f, "PSTORE_SOURCES", sources);
 	field_add(&f, "PSTORE_VMCORE", json_str(json_object_get(crash, "kdump"), "vmcore"));
+	field_add(&f, "PSTORE_VMCORE_FORMAT",
+		  json_str(json_object_get(crash, "kdump"), "vmcore_format"));
 	field_add(&f, "PSTORE_RECORDS", records);
 	field_add(&f, "PSTORE_PARTS_MISSING", missing);
 	field_add(&f, "PSTORE_TRUNCATED", truncated);
