@@ -163,6 +163,31 @@ check "a new dump after" eq "$(crashes)" 4
 check "its entry" eq "$(entries)" 5
 check "nothing removed below KdumpDir=" eq "$(ls "$tmp/crash" | wc -l)" 8
 
+# Killed (a power cut, as far as the process goes) before each step of taking
+# a dump: the next run takes it exactly once, with one journal entry.
+stamp=202612081000
+for step in storing "the journal entry"; do
+	case="killed before $step"
+	stamp=$((stamp + 1))
+	dump $stamp
+	crashes_before=$(crashes) entries_before=$(entries)
+	PSTORED_TEST_STEP_DELAY=30s "$PSTORED" archive --config="$tmp/pstored.conf" \
+		--pstore-dir="$tmp/pstore" --store-dir="$tmp/store" >"$tmp/out" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null && ! grep -q "before $step" "$tmp/out"; do sleep 0.1; done
+	kill -KILL "$pid"
+	wait "$pid" || true
+	check "not yet recorded as taken" eval "! grep -q '	$stamp	' '$tmp/store/kdump-taken'"
+	archive
+	check "exit status" eq "$rc" 0
+	check "the dump once in the store" eq "$(crashes)" $((crashes_before + 1))
+	check "its entry once" eq "$(entries)" $((entries_before + 1))
+	check "recorded as taken" grep -q "	$stamp	" "$tmp/store/kdump-taken"
+	archive
+	check "rerun: nothing new" eq "$(crashes)/$(entries)" \
+		"$((crashes_before + 1))/$((entries_before + 1))"
+done
+
 # The same panic in pstore (crash_kexec_post_notifiers) and in kdump: the
 # kdump dmesg holds the lines of the pstore record, at the same times.
 setup erst-multipart
