@@ -119,10 +119,17 @@ static void line_strip_log_prefix(Line *l)
  */
 static void line_strip_prefixes(Line *l)
 {
-	size_t i = skip_blanks(l, 0);
+	size_t i;
 
-	if (i < l->len && (l->s[i] == '[' || l->s[i] == '<'))
-		*l = line_after(l, i);
+	/* a time, a level, or syslogd's tag before a time (its wall message, " kernel:[  116.56]
+	 * Oops: ..."); the blanks before a tag alone stay, where signatures depend on them */
+	if (l->len > 0 && is_blank(l->s[0])) {
+		Line rest = line_after(l, skip_blanks(l, 0));
+
+		if (rest.len > 0 && (rest.s[0] == '[' || rest.s[0] == '<' ||
+				     has_prefix(&rest, "kernel:[") || has_prefix(&rest, "kernel: [")))
+			*l = rest;
+	}
 	line_strip_log_prefix(l);
 
 	if (l->len > 2 && l->s[0] == '<') {

@@ -295,6 +295,20 @@ static size_t skip_inlined_warnings(const Line *lines, size_t n, size_t start)
 	}
 }
 
+/*
+ * A trace without a header: from the first frame in lines from to to. The slab allocator's tracks
+ * after "INFO: Allocated in ..." are not where it happened.
+ */
+static void report_find_frames(Report *report, const Line *lines, size_t from, size_t to)
+{
+	for (size_t i = from; i < to && !has_prefix(&lines[i], "INFO: "); i++)
+		if (parse_symbol(&lines[i], &(Symbol){})) {
+			report->trace_start = &lines[i];
+			report->trace_index = i;
+			return;
+		}
+}
+
 /* The lines of the report at start (not n) of the given kind, and of what it ran into. */
 static void report_read(Report *report, const Line *lines, size_t n, size_t start, Event kind)
 {
@@ -345,15 +359,13 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 			report->have_ip = false;
 		}
 	}
-	/* KFENCE and others print their frames without a header, after the first line; the
-	 * slab allocator's tracks after "INFO: Allocated in ..." are not where it happened */
+	/* KFENCE and others print their frames without a header, after the first line */
 	if (!report->trace_start)
-		for (size_t i = start + 1; i < end && !has_prefix(&lines[i], "INFO: "); i++)
-			if (parse_symbol(&lines[i], &(Symbol){})) {
-				report->trace_start = &lines[i];
-				report->trace_index = i;
-				break;
-			}
+		report_find_frames(report, lines, start + 1, end);
+	/* a log that keeps only the end of a report, cut inside its trace: the frames before the
+	 * end marker ("---[ end Kernel panic - not syncing: VFS: ... ]---") */
+	if (!report->trace_start && has_prefix(&lines[start], END_MARKER))
+		report_find_frames(report, lines, report_begin(lines, start), start);
 }
 
 /*

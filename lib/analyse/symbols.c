@@ -44,8 +44,8 @@ static size_t parse_offset_size(const Line *l, size_t i, Symbol *sym)
 
 /*
  * After a function name at i, the source of a trace that scripts/decode_stacktrace.sh decoded:
- * " (fs/x.c:225 fs/x.c:322)", a file (with a dot) and a line number. Returns where it ends, after
- * the ")", 0 if it is not that.
+ * " (fs/x.c:225 fs/x.c:322)", a file (with a dot) and a line number, or " (??:?)" when it found
+ * none. Returns where it ends, after the ")", 0 if it is not that.
  */
 static size_t decoded_source_end(const Line *l, size_t i)
 {
@@ -54,6 +54,9 @@ static size_t decoded_source_end(const Line *l, size_t i)
 
 	if (i + 2 >= l->len || l->s[i] != ' ' || l->s[i + 1] != '(')
 		return 0;
+	/* "(??:?)": addr2line found no source for it */
+	if (l->len - i >= 7 && memcmp(l->s + i + 1, "(??:?)", 6) == 0)
+		return i + 7;
 	/* "(kernel/sched/core.c:7244 (discriminator 13))" */
 	for (j = i + 1; j < l->len; j++) {
 		depth += l->s[j] == '(';
