@@ -10,13 +10,15 @@
  * without waiting for their backoff (lib/upload/upload.h), with a line per
  * crash (a progress bar on a terminal) and a summary.
  *
- *   pstorectl-upload --clickhouse-select=URL [--clickhouse-groups]
+ *   pstorectl-upload --clickhouse-select=URL
+ *                    [--clickhouse-groups | --clickhouse-crash=MACHINE_ID/ID]
  *
  * The reader of "pstorectl --clickhouse=URL": the crashes of the ClickHouse
  * server at URL on stdout, one JSONEachRow line each, as
  * UPLOAD_CLICKHOUSE_SELECT (upload/clickhouse.h) reads them; or their groups
  * as "list --group" shows them, aggregated by ClickHouse
- * (UPLOAD_CLICKHOUSE_GROUP_SELECT).
+ * (UPLOAD_CLICKHOUSE_GROUP_SELECT); or the row of one crash, its log and
+ * document (upload_clickhouse_select_crash()).
  */
 
 #include <errno.h>
@@ -83,15 +85,24 @@ static void show_event(const UploadEvent *e, void *userdata)
 }
 
 static int parse_argv(int argc, char *argv[], const char **ret_store_dir,
-		      const char **ret_clickhouse_url, bool *ret_clickhouse_groups)
+		      const char **ret_clickhouse_url, bool *ret_clickhouse_groups,
+		      const char **ret_clickhouse_crash)
 {
-	enum { ARG_STORE_DIR = 0x100, ARG_LOG_LEVEL, ARG_CLICKHOUSE_SELECT, ARG_CLICKHOUSE_GROUPS };
+	enum {
+		ARG_STORE_DIR = 0x100,
+		ARG_LOG_LEVEL,
+		ARG_CLICKHOUSE_SELECT,
+		ARG_CLICKHOUSE_GROUPS,
+		ARG_CLICKHOUSE_CRASH,
+	};
 	static const OptionSpec options[] = {
 		{"store-dir", required_argument, ARG_STORE_DIR, "DIR", "The crash store"},
 		{"clickhouse-select", required_argument, ARG_CLICKHOUSE_SELECT, "URL",
 		 "Print the crashes of the ClickHouse server at URL"},
 		{"clickhouse-groups", no_argument, ARG_CLICKHOUSE_GROUPS, NULL,
 		 "Print their groups by signature instead"},
+		{"clickhouse-crash", required_argument, ARG_CLICKHOUSE_CRASH, "MACHINE_ID/ID",
+		 "Only the row of this crash, with its log and document"},
 		{"log-level", required_argument, ARG_LOG_LEVEL, "LEVEL", "Log up to LEVEL"},
 		UPLOAD_CONFIG_OPTIONS,
 		UPLOAD_FORCE_OPTION,
@@ -111,6 +122,8 @@ static int parse_argv(int argc, char *argv[], const char **ret_store_dir,
 			*ret_clickhouse_url = optarg;
 		else if (c == ARG_CLICKHOUSE_GROUPS)
 			*ret_clickhouse_groups = true;
+		else if (c == ARG_CLICKHOUSE_CRASH)
+			*ret_clickhouse_crash = optarg;
 		else if (c == ARG_LOG_LEVEL)
 			r = log_set_max_level_from_option(optarg);
 		else if (c == '?')
@@ -190,17 +203,38 @@ static int log_select_failure(const char *masked_url, const UploadHttpResponse *
 		return log_error_errno(EIO, "Cannot read the crashes from ClickHouse at %s: %s",
 				       masked_url, escaped);
 	return log_error_errno(EIO,
-			       "ClickHouse at %s answered HTTP %ld: %s (is "
-			       UPLOAD_CLICKHOUSE_SCHEMA " applied, and may the "
+			       "ClickHouse at %s answered HTTP %ld: %s (is %s applied, and may the "
 			       "user of the URL read pstored.crashes?)",
-			       masked_url, resp->status, escaped);
+			       masked_url, resp->status, escaped, UPLOAD_CLICKHOUSE_SCHEMA);
 }
 
-/* --clickhouse-select=URL [--clickhouse-groups]: see the top of the file. */
-static int clickhouse_select(const char *url, bool groups)
+/* The query of --clickhouse-crash=MACHINE_ID/ID; with crash NULL of the listing or its groups. */
+static int clickhouse_query(bool groups, const char *crash, char **ret)
 {
-	const char *query = groups ? UPLOAD_CLICKHOUSE_GROUP_SELECT : UPLOAD_CLICKHOUSE_SELECT;
-	_cleanup_free_ char *masked = NULL;
+	_cleanup_free_ char *machine_id = NULL;
+	const char *slash;
+	int r;
+
+	if (!crash) {
+		*ret = strdup(groups ? UPLOAD_CLICKHOUSE_GROUP_SELECT : UPLOAD_CLICKHOUSE_SELECT);
+		return *ret ? 0 : log_oom();
+	}
+	slash = strchr(crash, '/');
+	machine_id = slash ? strndup(crash, slash - crash) : NULL;
+	if (slash && !machine_id)
+		return log_oom();
+	r = slash ? upload_clickhouse_select_crash(machine_id, slash + 1, ret) : -EINVAL;
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_error_errno(r, "Not a machine id and a crash id: '%s'.", crash);
+	return 0;
+}
+
+/* --clickhouse-select=URL [--clickhouse-groups | --clickhouse-crash=]: see the top of the file. */
+static int clickhouse_select(const char *url, bool groups, const char *crash)
+{
+	_cleanup_free_ char *masked = NULL, *query = NULL;
 	UploadHttpResponse resp = {};
 	UploadHttp *h = NULL;
 	int r;
@@ -213,11 +247,14 @@ static int clickhouse_select(const char *url, bool groups)
 		.method = "POST",
 		.url = url,
 		.content_type = "text/plain; charset=utf-8",
-		.body = query,
-		.body_len = strlen(query),
 		.sink = stdout,
 	};
 
+	r = clickhouse_query(groups, crash, &query);
+	if (r < 0)
+		return r;
+	req.body = query;
+	req.body_len = strlen(query);
 	if (upload_url_mask(url, &masked) < 0)
 		return log_oom();
 	r = upload_http_new(&o, &h);
@@ -237,11 +274,12 @@ static int clickhouse_select(const char *url, bool groups)
 
 int main(int argc, char *argv[])
 {
-	const char *store_dir = NULL, *clickhouse_url = NULL;
+	const char *store_dir = NULL, *clickhouse_url = NULL, *clickhouse_crash = NULL;
 	bool clickhouse_groups = false;
 	int r;
 
-	r = parse_argv(argc, argv, &store_dir, &clickhouse_url, &clickhouse_groups);
+	r = parse_argv(argc, argv, &store_dir, &clickhouse_url, &clickhouse_groups,
+		       &clickhouse_crash);
 	if (r < 0)
 		return EXIT_FAILURE;
 	if (clickhouse_url) {
@@ -249,7 +287,7 @@ int main(int argc, char *argv[])
 			log_error("Failed to initialise libcurl.");
 			return EXIT_FAILURE;
 		}
-		r = clickhouse_select(clickhouse_url, clickhouse_groups);
+		r = clickhouse_select(clickhouse_url, clickhouse_groups, clickhouse_crash);
 		curl_global_cleanup();
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	}

@@ -146,14 +146,36 @@ static void print_crashed_boot(const char *id)
 	print_field("Crashed boot", text);
 }
 
+/* How crash(8) gets to open a vmcore of the format crash.json names (kdump_vmcore_format()). */
+static const char *vmcore_hint(const char *format)
+{
+	static const struct {
+		const char *format, *hint;
+	} hints[] = {
+		{"flattened",
+		 "flattened: 'makedumpfile -R VMCORE < FILE' makes what crash(8) opens"},
+		{"kdump-compressed", "open with crash(8)"},
+		{"elf", "open with crash(8)"},
+	};
+
+	for (size_t i = 0; format && i < ARRAY_SIZE(hints); i++)
+		if (streq(format, hints[i].format))
+			return hints[i].hint;
+	/* KDUMP_COMPRESSION= compresses makedumpfile's flattened output whole. */
+	if (format && !streq(format, "unknown"))
+		return "compressed: decompress it, then 'makedumpfile -R' it for crash(8)";
+	return "for crash(8)";
+}
+
 /*
  * The sources of a crash that kdump caught too, pstore being the only one of
  * the others, and the vmcore kdump-tools kept, which crash(8) opens.
  */
 static void show_sources(json_t *crash)
 {
-	json_t *sources = json_object_get(crash, "sources"), *v;
-	const char *vmcore = crash_string(json_object_get(crash, "kdump"), "vmcore");
+	json_t *sources = json_object_get(crash, "sources"), *k = json_object_get(crash, "kdump"),
+	       *v;
+	const char *vmcore = crash_string(k, "vmcore");
 	_cleanup_free_ char *text = NULL;
 	size_t i;
 
@@ -165,7 +187,8 @@ static void show_sources(json_t *crash)
 		if (i + 1 == json_array_size(sources))
 			putchar('\n');
 	}
-	if (vmcore && asprintf(&text, "%s (open with crash(8))", vmcore) >= 0)
+	if (vmcore &&
+	    asprintf(&text, "%s (%s)", vmcore, vmcore_hint(crash_string(k, "vmcore_format"))) >= 0)
 		print_field("Vmcore", text);
 }
 

@@ -16,16 +16,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crash-parse.h"
 #include "fs-util.h"
 #include "log.h"
 #include "source.h"
-#include "upload/export.h"
+#include "upload/export-parse.h"
 
 /* Subdirectories deeper than this are not looked into ({machine_id}/{id}.json is one). */
 #define DOCUMENTS_DEPTH_MAX 8
 
-/* A document's file, read for crash_document_parse() up to UPLOAD_EXPORT_FILE_MAX bytes. */
+/* A document's file, read for upload_export_parse() up to UPLOAD_EXPORT_FILE_MAX bytes. */
 typedef struct DocumentFile {
 	int fd;
 	size_t size;
@@ -54,7 +53,7 @@ static size_t read_document_file(void *buffer, size_t size, void *userdata)
 
 /*
  * The document in path, parsed as it is read: the memory it takes is that of its values
- * (crash-parse.h), with no copy of its text. Logs and returns -EBADMSG when it is not a
+ * (upload/export-parse.h), with no copy of its text. Logs and returns -EBADMSG when it is not a
  * crash document.
  */
 static int load_document(const char *path, json_t **ret)
@@ -69,7 +68,7 @@ static int load_document(const char *path, json_t **ret)
 	if (fd < 0 || fstat(fd, &before) < 0)
 		return log_warning_errno(fd < 0 ? fd : -errno, "Failed to read %s: %m; skipped.",
 					 path);
-	r = crash_document_parse(read_document_file, &f, &error, &doc);
+	r = upload_export_parse(read_document_file, &f, &error, &doc);
 	if (f.error)
 		return log_warning_errno(f.error, "Failed to read %s: %m; skipped.", path);
 	/*
@@ -88,8 +87,8 @@ static int load_document(const char *path, json_t **ret)
 					 "%s: holds too many values for its size: parsing it "
 					 "would take more memory than %d times its size, or "
 					 "%u MiB; skipped.",
-					 path, CRASH_DOCUMENT_MEMORY_FACTOR,
-					 CRASH_DOCUMENT_MEMORY_MAX >> 20);
+					 path, UPLOAD_EXPORT_MEMORY_FACTOR,
+					 UPLOAD_EXPORT_MEMORY_MAX >> 20);
 	if (r == -ENOMEM)
 		return log_warning_errno(r, "%s: out of memory while parsing it: skipped.", path);
 	if (r < 0)

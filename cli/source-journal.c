@@ -3,7 +3,7 @@
  * Journal files as a source of crashes (source.h): the entries of pstored
  * (lib/store/journal-fields.c), local or received by systemd-journal-remote,
  * found by their MESSAGE_IDs through the journal's field index, never by
- * reading every entry; of each the fields of crash-parse.h are taken in one
+ * reading every entry; of each the fields of store/journal-fields.h are taken in one
  * pass, and the log (PSTORE_DMESG) is decompressed whole only for the crash
  * that show, dmesg or export asked for.
  */
@@ -16,13 +16,13 @@
 #include <unistd.h>
 
 #include "analyse/analyse.h"
-#include "crash-parse.h"
 #include "crash-util.h"
 #include "fs-util.h"
 #include "log.h"
 #include "sd-journal-dl.h"
 #include "source.h"
 #include "upload/export.h"
+#include "store/journal-fields.h"
 #include "store/message-ids.h"
 
 /*
@@ -72,7 +72,7 @@ static int entry_crash(sd_journal *j, bool with_log, bool name_malformed, json_t
 		return -ENOMEM;
 	sym_sd_journal_restart_data(j);
 	while ((r = sym_sd_journal_enumerate_data(j, &data, &len)) > 0) {
-		r = crash_add_journal_field(crash, analysis, data, len, with_log);
+		r = journal_crash_add_field(crash, analysis, data, len, with_log);
 		if (r < 0)
 			return r;
 	}

@@ -7,14 +7,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "crash-parse.h"
 #include "crash-util.h"
 #include "fs-util.h"
 #include "log.h"
 #include "match.h"
 #include "pstorectl.h"
 #include "source.h"
-#include "upload/export.h"
+#include "upload/export-parse.h"
 
 SourceType arg_source = SOURCE_STORE;
 const char *arg_journal_directory;
@@ -31,7 +30,7 @@ const OptionSpec source_options[] = {
 	{"documents", required_argument, ARG_SOURCE_DOCUMENTS, "DIR",
 	 "The crash documents in DIR (http-json target)"},
 	{"clickhouse", required_argument, ARG_SOURCE_CLICKHOUSE, "URL",
-	 "The crashes in ClickHouse at URL (clickhouse target; list only)"},
+	 "The crashes in ClickHouse at URL (clickhouse target)"},
 	{}};
 
 int source_parse_option(int c, const char *arg)
@@ -81,18 +80,12 @@ bool source_verb_reads(const char *verb)
 
 int source_check_verb(const char *verb)
 {
-	if (arg_source == SOURCE_CLICKHOUSE && !streq(verb, "list") && !streq(verb, "help"))
-		return log_error_errno(
-			EOPNOTSUPP,
-			"'%s' does not read from ClickHouse: --clickhouse= is for list "
-			"only (the table keeps no documents to show; read them with "
-			"clickhouse-client, or use -D or --documents=).",
-			verb);
 	if (arg_source == SOURCE_STORE || source_verb_reads(verb) || streq(verb, "help"))
 		return 0;
 	return log_error_errno(EINVAL,
-			       "'%s' works on the store only; -D, --file, --journal and "
-			       "--documents are for list, show, dmesg and export.",
+			       "'%s' works on the store only; -D, --file, --journal, "
+			       "--documents and --clickhouse are for list, show, dmesg and "
+			       "export.",
 			       verb);
 }
 
@@ -340,9 +333,19 @@ int source_open_crash(const char *prefix, SourceCrash **ret)
 		r = prefix ? find_crash(l, prefix, &e) : find_newest_crash(l, &e);
 		if (r < 0)
 			return r;
-		r = arg_source == SOURCE_JOURNAL ? journal_source_open_crash(e, c)
-		    : arg_source == SOURCE_STORE ? store_source_open_crash(e->crash.id, c)
-						 : documents_source_open_crash(e, c);
+		switch (arg_source) {
+		case SOURCE_STORE:
+			r = store_source_open_crash(e->crash.id, c);
+			break;
+		case SOURCE_JOURNAL:
+			r = journal_source_open_crash(e, c);
+			break;
+		case SOURCE_CLICKHOUSE:
+			r = clickhouse_source_open_crash(e, c);
+			break;
+		default:
+			r = documents_source_open_crash(e, c);
+		}
 	}
 	if (r < 0)
 		return r;
@@ -366,7 +369,7 @@ SourceCrash *source_crash_free(SourceCrash *c)
 json_t *source_crash_json(SourceCrash *c)
 {
 	if (!c->crash) {
-		crash_document_strip(c->document);
+		upload_export_strip(c->document);
 		c->crash = TAKE_PTR(c->document);
 	}
 	return c->crash;

@@ -12,8 +12,9 @@
  *	            machine's journal with --journal, as coredumpctl reads them
  *	documents   a directory of the documents the http-json target sends
  *	            (--documents=DIR), as a WebDAV server stores them
- *	clickhouse  the table the clickhouse target fills (--clickhouse=URL),
- *	            for list only
+ *	clickhouse  the table the clickhouse target fills (--clickhouse=URL):
+ *	            of each crash the columns a listing shows, and for one
+ *	            crash its log and the document the http-json target sends
  *
  * A crash is the same JSON whatever its source: crash.json's keys, or as
  * many of them as travelled; journal entries add "hostname" and all remote
@@ -105,7 +106,7 @@ int source_open_crash(const char *prefix, SourceCrash **ret);
 
 /*
  * The crash.json of c, or what the source has of it. Outside the store, its document made
- * into it in place (crash_document_strip()), so that a crash is never held twice: dmesg and
+ * into it in place (upload_export_strip()), so that a crash is never held twice: dmesg and
  * export of c are then no more.
  */
 json_t *source_crash_json(SourceCrash *c);
@@ -144,6 +145,7 @@ int journal_source_open_crash(const CrashEntry *e, SourceCrash *c);
 int documents_source_list(CrashListing *l);
 int documents_source_open_crash(const CrashEntry *e, SourceCrash *c);
 int clickhouse_source_list(CrashListing *l);
+int clickhouse_source_open_crash(const CrashEntry *e, SourceCrash *c);
 
 /*
  * What "list --group" shows of a group of crashes (one signature), when the source counts

@@ -113,6 +113,13 @@ int symbolize_analysis(json_t *analysis, json_t *build_ids)
 		return 0;
 	if (helper_path("PSTORECTL_SYMBOLIZE_HELPER", PSTORECTL_SYMBOLIZE_HELPER, &helper) < 0)
 		return log_oom();
+	/* It comes in a package of its own, with libdw: a machine may well go without. */
+	if (access(helper, X_OK) < 0 && errno == ENOENT) {
+		log_notice("%s is not installed: the frames are shown without source lines "
+			   "(on Debian, install pstored-symbolize; --no-symbolize skips this).",
+			   helper);
+		return 0;
+	}
 	req = json_pack("{s:O?, s:O?, s:O?, s:O}", "release",
 			json_object_get(analysis, "kernel_version"), "build_ids", build_ids,
 			"function", json_object_get(analysis, "function"), "frames", frames);

@@ -111,18 +111,25 @@ int archive_open_kdump(Archive *a)
 	return a->kdump->n_dumps > 0;
 }
 
-/* crash["kdump"]: where the dump is, for people and crash(8). */
+/* crash["kdump"]: where the dump is, for people and crash(8), and what opens its vmcore. */
 static json_t *kdump_json(const Archive *a, const KdumpDump *d, const char *sha256)
 {
 	_cleanup_free_ char *dir = NULL, *vmcore = NULL;
-	json_t *o;
+	KdumpVmcoreFormat format = KDUMP_VMCORE_UNKNOWN;
+	int r;
 
 	if (asprintf(&dir, "%s/%s", a->config->kdump_dir, d->name) < 0 ||
 	    asprintf(&vmcore, "%s/%s", dir, d->vmcore_name) < 0)
 		return NULL;
-	o = json_pack("{s:s, s:s, s:s, s:s}", "directory", dir, "dmesg", d->dmesg_name,
-		      "dmesg_sha256", sha256, "vmcore", vmcore);
-	return o;
+	r = kdump_vmcore_format(a->kdump_fd, d, &format);
+	if (r < 0)
+		log_warning_errno(r,
+				  "%s: cannot read the start of the vmcore: %m; its format is "
+				  "unknown",
+				  vmcore);
+	return json_pack("{s:s, s:s, s:s, s:s, s:s}", "directory", dir, "dmesg", d->dmesg_name,
+			 "dmesg_sha256", sha256, "vmcore", vmcore, "vmcore_format",
+			 kdump_vmcore_format_to_string(format));
 }
 
 /* True if crash has the source "kdump", of the dmesg whose SHA-256 is sha256 if not NULL. */

@@ -14,7 +14,7 @@
 #include "log.h"
 #include "macro.h"
 #include "pstored.h"
-#include "upload/upload-metrics.h"
+#include "upload-metrics.h"
 #include "upload/upload.h"
 
 static void log_event(const UploadEvent *e, void *userdata)

@@ -156,6 +156,12 @@ typedef struct LogScan {
 	const Line *release_line;
 } LogScan;
 
+/* unescape.c: the log as the kernel wrote it, before a mail, a terminal or a web page carried it;
+ * *ret is NULL when the log shows no such encoding. */
+int strip_terminal_escapes(const char *log, size_t len, char **ret, size_t *ret_len);
+int decode_html_entities(const char *log, size_t len, char **ret, size_t *ret_len);
+int decode_quoted_printable(const char *log, size_t len, char **ret, size_t *ret_len);
+
 /* lines.c: the log's lines, without prefixes, wrapped lines joined. */
 /* How many lines have text, and how many of those had a prefix. */
 typedef struct LineCounts {
@@ -163,8 +169,6 @@ typedef struct LineCounts {
 } LineCounts;
 
 int split_lines(const char *log, size_t len, Line **ret, size_t *ret_n, LineCounts *ret_counts);
-int strip_terminal_escapes(const char *log, size_t len, char **ret, size_t *ret_len);
-int decode_quoted_printable(const char *log, size_t len, char **ret, size_t *ret_len);
 int join_wrapped_lines(Line *lines, size_t n, bool prefixed, char **ret_buf,
 		       size_t *ret_joined);
 
@@ -184,6 +188,8 @@ bool parse_symbol(const Line *l, Symbol *ret);
 size_t parse_angle_frame(const Line *l, size_t i, Symbol *ret);
 bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller);
 bool parse_ip_line(const Line *l, Symbol *ret);
+bool is_null_ip_line(const Line *l);
+bool parse_return_address_line(const Line *l, Symbol *ret);
 bool parse_message_symbol(const Line *l, Symbol *ret);
 bool parse_warning_symbol(const Line *l, Symbol *ret);
 

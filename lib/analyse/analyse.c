@@ -131,7 +131,7 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 {
 	_cleanup_(dmesg_analysis_freep) DmesgAnalysis *a = NULL;
 	_cleanup_free_ Line *lines = NULL;
-	_cleanup_free_ char *joined = NULL, *plain = NULL, *decoded = NULL;
+	_cleanup_free_ char *joined = NULL, *plain = NULL, *unescaped = NULL, *decoded = NULL;
 	LineCounts counts;
 	LogHas has;
 	size_t n, joins;
@@ -150,6 +150,11 @@ int dmesg_analyse(const char *log, size_t len, DmesgAnalysis **ret)
 		return r;
 	if (plain)
 		log = plain;
+	r = decode_html_entities(log, len, &unescaped, &len);
+	if (r < 0)
+		return r;
+	if (unescaped)
+		log = unescaped;
 	r = decode_quoted_printable(log, len, &decoded, &len);
 	if (r < 0)
 		return r;

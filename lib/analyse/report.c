@@ -37,7 +37,7 @@ typedef struct Report {
  */
 static void report_scan(Report *r, const Line *lines, size_t start, size_t end, bool stalled)
 {
-	bool in_trace = false, after_irq = false;
+	bool in_trace = false, after_irq = false, null_ip = false;
 	size_t traces = 0;
 
 	for (size_t i = start; i < end; i++) {
@@ -91,6 +91,15 @@ static void report_scan(Report *r, const Line *lines, size_t start, size_t end, 
 			 (trace_header_len(l) > 0 || parse_arm_frame(l, &(Symbol){}, NULL))) {
 			r->trace_start = l;
 			r->trace_index = i;
+		}
+		/* a call through a NULL function pointer: the return address names the caller */
+		if (!r->have_ip && !in_trace) {
+			if (is_null_ip_line(l))
+				null_ip = true;
+			else if (null_ip && parse_return_address_line(l, &r->ip)) {
+				r->have_ip = true;
+				r->ip_index = i;
+			}
 		}
 	}
 }
@@ -286,6 +295,20 @@ static size_t skip_inlined_warnings(const Line *lines, size_t n, size_t start)
 	}
 }
 
+/*
+ * A trace without a header: from the first frame in lines from to to. The slab allocator's tracks
+ * after "INFO: Allocated in ..." are not where it happened.
+ */
+static void report_find_frames(Report *report, const Line *lines, size_t from, size_t to)
+{
+	for (size_t i = from; i < to && !has_prefix(&lines[i], "INFO: "); i++)
+		if (parse_symbol(&lines[i], &(Symbol){})) {
+			report->trace_start = &lines[i];
+			report->trace_index = i;
+			return;
+		}
+}
+
 /* The lines of the report at start (not n) of the given kind, and of what it ran into. */
 static void report_read(Report *report, const Line *lines, size_t n, size_t start, Event kind)
 {
@@ -338,12 +361,11 @@ static void report_read(Report *report, const Line *lines, size_t n, size_t star
 	}
 	/* KFENCE and others print their frames without a header, after the first line */
 	if (!report->trace_start)
-		for (size_t i = start + 1; i < end; i++)
-			if (parse_symbol(&lines[i], &(Symbol){})) {
-				report->trace_start = &lines[i];
-				report->trace_index = i;
-				break;
-			}
+		report_find_frames(report, lines, start + 1, end);
+	/* a log that keeps only the end of a report, cut inside its trace: the frames before the
+	 * end marker ("---[ end Kernel panic - not syncing: VFS: ... ]---") */
+	if (!report->trace_start && has_prefix(&lines[start], END_MARKER))
+		report_find_frames(report, lines, report_begin(lines, start), start);
 }
 
 /*

@@ -44,8 +44,8 @@ static size_t parse_offset_size(const Line *l, size_t i, Symbol *sym)
 
 /*
  * After a function name at i, the source of a trace that scripts/decode_stacktrace.sh decoded:
- * " (fs/x.c:225 fs/x.c:322)", a file (with a dot) and a line number. Returns where it ends, after
- * the ")", 0 if it is not that.
+ * " (fs/x.c:225 fs/x.c:322)", a file (with a dot) and a line number, or " (??:?)" when it found
+ * none. Returns where it ends, after the ")", 0 if it is not that.
  */
 static size_t decoded_source_end(const Line *l, size_t i)
 {
@@ -54,6 +54,9 @@ static size_t decoded_source_end(const Line *l, size_t i)
 
 	if (i + 2 >= l->len || l->s[i] != ' ' || l->s[i + 1] != '(')
 		return 0;
+	/* "(??:?)": addr2line found no source for it */
+	if (l->len - i >= 7 && memcmp(l->s + i + 1, "(??:?)", 6) == 0)
+		return i + 7;
 	/* "(kernel/sched/core.c:7244 (discriminator 13))" */
 	for (j = i + 1; j < l->len; j++) {
 		depth += l->s[j] == '(';
@@ -319,34 +322,28 @@ bool parse_arm_frame(const Line *l, Symbol *ret, Symbol *ret_caller)
 	return true;
 }
 
-/*
- * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
- * powerpc, riscv ("epc : func+0x2c/0x90"; an address alone on other CPUs' lines), mips,
- * loongarch, parisc (the head of its instruction address queue: "IAOQ[0]: func+0x30/0x80"), arc
- * (where the exception returns to: "[ERET  ]: func+0x6/0x88") and s390's
- * "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
- */
-bool parse_ip_line(const Line *l, Symbol *ret)
+/* What starts an instruction pointer line: parse_ip_line(). */
+static const char *const ip_prefixes[] = {
+	"RIP: ",      "IP: ",  "EIP: ",	 "EIP is at ", "pc : ",
+	"PC is at ",  "NIP [", "epc : ", "epc: ",      "epc   : ", /* mips */
+	"ERA: ",						   /* loongarch */
+	"IAOQ[0]: ",						   /* parisc */
+	"[ERET  ]: ", /* arc: where the exception returns to */
+};
+
+/* The return address registers: mips' "ra    : 80123456 func+0x10/0x20", riscv's "ra : func",
+ * arm's "LR is at func+0x10/0x20", arm64's "lr : func+0x10/0x20". */
+static const char *const return_address_prefixes[] = {
+	"ra    : ",
+	"ra : ",
+	"LR is at ",
+	"lr : ",
+};
+
+/* What follows the prefix of an instruction pointer line in l, an empty line if none does. */
+static Line ip_line_value(const Line *l, const char *const *prefixes, size_t n_prefixes)
 {
-	static const char *const prefixes[] = {
-		"RIP: ",      "IP: ",  "EIP: ",	 "EIP is at ", "pc : ",
-		"PC is at ",  "NIP [", "epc : ", "epc: ",      "epc   : ", /* mips */
-		"ERA: ",						   /* loongarch */
-		"IAOQ[0]: ",						   /* parisc */
-		"[ERET  ]: ", /* arc: where the exception returns to */
-	};
-
-	if (has_prefix(l, "Krnl PSW : ")) {
-		const char *open = memchr(l->s, '(', l->len);
-		Line rest;
-
-		if (!open)
-			return false;
-		rest = line_after(l, (size_t)(open - l->s) + 1);
-		return parse_symbol(&rest, ret) && !ret->unreliable;
-	}
-
-	for (size_t k = 0; k < ARRAY_SIZE(prefixes); k++) {
+	for (size_t k = 0; k < n_prefixes; k++) {
 		size_t n = strlen(prefixes[k]);
 		Line rest;
 		size_t i;
@@ -363,9 +360,66 @@ bool parse_ip_line(const Line *l, Symbol *ret)
 		/* mips' "epc   : 80123456 func+0x10/0x20", loongarch's "ERA: 900000000023b1c8 func" */
 		else if (i >= 8 && i < rest.len && is_blank(rest.s[i]))
 			rest = line_after(&rest, skip_blanks(&rest, i));
+		return rest;
+	}
+	return (Line){l->s, 0};
+}
+
+/*
+ * The instruction pointer lines of the architectures: x86-64, old x86, i386, arm64, arm,
+ * powerpc, riscv ("epc : func+0x2c/0x90"; an address alone on other CPUs' lines), mips,
+ * loongarch, parisc (the head of its instruction address queue: "IAOQ[0]: func+0x30/0x80"), arc
+ * (where the exception returns to: "[ERET  ]: func+0x6/0x88") and s390's
+ * "Krnl PSW : 0704d00180000000 00000000009e59e4 (number+0x464/0x5d0)".
+ */
+bool parse_ip_line(const Line *l, Symbol *ret)
+{
+	Line rest;
+
+	if (has_prefix(l, "Krnl PSW : ")) {
+		const char *open = memchr(l->s, '(', l->len);
+
+		if (!open)
+			return false;
+		rest = line_after(l, (size_t)(open - l->s) + 1);
 		return parse_symbol(&rest, ret) && !ret->unreliable;
 	}
+	rest = ip_line_value(l, ip_prefixes, ARRAY_SIZE(ip_prefixes));
+	return rest.len > 0 && parse_symbol(&rest, ret) && !ret->unreliable;
+}
+
+/*
+ * Whether l is an instruction pointer line at address 0, a call through a NULL function pointer:
+ * mips' "epc   : 00000000   (null)", arm's "PC is at 0x0", arm64's "pc : 0x0" and
+ * "pc : [<0000000000000000>]".
+ */
+bool is_null_ip_line(const Line *l)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(ip_prefixes); k++) {
+		Line rest;
+		size_t i, zeros;
+
+		if (!has_prefix(l, ip_prefixes[k]))
+			continue;
+		rest = line_after(l, strlen(ip_prefixes[k]));
+		i = skip_hex(&rest, 0);
+		if (i == 4 && i < rest.len && rest.s[i] == ':') /* "RIP: 0010:0x0" */
+			rest = line_after(&rest, i + 1);
+		i = has_prefix(&rest, "[<") || has_prefix(&rest, "0x") ? 2 : 0;
+		for (zeros = i; zeros < rest.len && rest.s[zeros] == '0'; zeros++)
+			;
+		return zeros > i &&
+		       (zeros == rest.len || is_blank(rest.s[zeros]) || rest.s[zeros] == '>');
+	}
 	return false;
+}
+
+/* The function that a return address line names (return_address_prefixes). */
+bool parse_return_address_line(const Line *l, Symbol *ret)
+{
+	Line rest = ip_line_value(l, return_address_prefixes, ARRAY_SIZE(return_address_prefixes));
+
+	return rest.len > 0 && parse_symbol(&rest, ret) && !ret->unreliable;
 }
 
 /*
@@ -403,7 +457,9 @@ bool parse_message_symbol(const Line *l, Symbol *ret)
 
 	if (at)
 		at += strlen(corrupted);
-	else if ((has_prefix(l, "BUG: KASAN: ") || has_prefix(l, "BUG: KFENCE: ")) &&
+	/* 4.0 to 4.3: "BUG: KASan: use after free in func+0x2c9/0x340 [mod] at addr ..." */
+	else if ((has_prefix(l, "BUG: KASAN: ") || has_prefix(l, "BUG: KASan: ") ||
+		  has_prefix(l, "BUG: KFENCE: ")) &&
 		 (at = line_find(l, " in ")))
 		at += strlen(" in ");
 	else

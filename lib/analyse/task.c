@@ -19,6 +19,14 @@ bool is_task_line(const Line *l)
 	       (has_prefix(l, "TASK = ") && line_find(l, "] '"));
 }
 
+/* The slab allocator's report of a cache, which names the taint in parentheses: "BUG
+ * kmalloc-128 (Not tainted): Poison overwritten", "BUG tfw_cli_conn_cache (Tainted: P    B
+ * O   ): kasan: bad access detected" (KASan before 4.4 reports through it). */
+static bool is_slab_bug_line(const Line *l)
+{
+	return has_prefix(l, "BUG ") && (line_find(l, " (Tainted: ") || line_find(l, " (Not tainted)"));
+}
+
 /* The lines that print the taint after other fields: powerpc's "REGS: cf9cfe40 TRAP: 0300 Not
  * tainted (2.6.25-rc2)", arm's and others' "CPU: 0 Not tainted  (3.8.0-dirty #26)" before 3.x,
  * i386's "EIP:    0060:[<c0145fa0>]    Not tainted VLI" before 2.6.2x. */
@@ -30,7 +38,7 @@ static bool has_taint_after_fields(const Line *l)
 
 bool is_taint_line(const Line *l)
 {
-	return has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ") ||
+	return has_prefix(l, "Not tainted ") || has_prefix(l, "Tainted: ") || is_slab_bug_line(l) ||
 	       (has_taint_after_fields(l) &&
 		(line_find(l, " Not tainted") || line_find(l, " Tainted:")));
 }
@@ -127,9 +135,12 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint)
 	const Line *l = &rest;
 	char letters[33];
 	size_t n = 0, i;
-	bool tainted;
+	bool tainted, slab = is_slab_bug_line(line);
 
-	if (has_taint_after_fields(line) &&
+	if (slab) {
+		t = line_find(line, " (");
+		rest = line_after(line, (size_t)(t - line->s) + 2);
+	} else if (has_taint_after_fields(line) &&
 	    ((t = line_find(line, " Not tainted")) || (t = line_find(line, " Tainted:"))))
 		rest = (Line){t + 1, (size_t)(line->s + line->len - t - 1)};
 	/* i386 marks its "Code:" as of variable length after the taint: "Tainted: P      VLI" */
@@ -145,7 +156,8 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint)
 	/* Taint columns are upper-case letters or blanks; the version starts with a digit (in
 	 * parentheses on powerpc and before 3.x) or, when it is not a number ("syzkaller"), with a
 	 * lower-case letter. */
-	for (; i < l->len && !is_digit(l->s[i]) && l->s[i] != '('; i++) {
+	for (; i < l->len && !is_digit(l->s[i]) && l->s[i] != '(' && !(slab && l->s[i] == ')');
+	     i++) {
 		if (!tainted || (l->s[i] >= 'a' && l->s[i] <= 'z'))
 			break;
 		if (l->s[i] >= 'A' && l->s[i] <= 'Z') {
@@ -160,7 +172,7 @@ int analysis_read_taint(DmesgAnalysis *a, const Line *line, bool take_taint)
 		if (!a->taint)
 			return -ENOMEM;
 	}
-	return analysis_read_release(a, l, i);
+	return slab ? 0 : analysis_read_release(a, l, i);
 }
 
 /* "EFLAGS: 00010282   (2.6.19.1 #1)" */

@@ -63,7 +63,10 @@ static bool is_trace_noise(const Line *l)
 {
 	size_t i;
 
-	if (has_prefix(l, "Exception stack(") || has_prefix(l, "([<") ||
+	/* ia64's registers after each frame, "sp=e000000100bbfab0 bsp=e000000100bb9638"; the
+	 * "..." with which whoever pasted a trace shortened it */
+	if (has_prefix(l, "sp=") || line_is(l, "...") || has_prefix(l, "Exception stack(") ||
+	    has_prefix(l, "([<") ||
 	    (l->len > 8 && memcmp(l->s + l->len - 8, "[inline]", 8) == 0))
 		return true;
 	if (l->len > 3 && l->s[0] == 'r' && is_digit(l->s[1]))

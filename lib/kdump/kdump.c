@@ -24,6 +24,19 @@ static const char *const kdump_skip_names[] = {
 };
 DEFINE_STRING_TABLE_TO_STRING(kdump_skip, KdumpSkip, kdump_skip_names, _KDUMP_SKIP_MAX)
 
+static const char *const vmcore_format_names[] = {
+	[KDUMP_VMCORE_UNKNOWN] = "unknown",
+	[KDUMP_VMCORE_FLATTENED] = "flattened",
+	[KDUMP_VMCORE_KDUMP_COMPRESSED] = "kdump-compressed",
+	[KDUMP_VMCORE_ELF] = "elf",
+	[KDUMP_VMCORE_GZIP] = "gzip",
+	[KDUMP_VMCORE_BZIP2] = "bzip2",
+	[KDUMP_VMCORE_XZ] = "xz",
+	[KDUMP_VMCORE_LZ4] = "lz4",
+};
+DEFINE_STRING_TABLE_TO_STRING(kdump_vmcore_format, KdumpVmcoreFormat, vmcore_format_names,
+			      _KDUMP_VMCORE_FORMAT_MAX)
+
 static void kdump_dump_done(KdumpDump *d)
 {
 	free(d->name);
@@ -353,31 +366,86 @@ static int read_tail(int fd, uint64_t size, size_t max, char **ret, size_t *ret_
 	return 0;
 }
 
+/*
+ * Opens the file name of the dump's directory, checked to be still the one
+ * listed, as kdump_scan() checks a dmesg: a regular file of one name that
+ * root (or the reader) owns. *st gets its fstat().
+ */
+static int open_dump_file(int root_fd, const KdumpDump *d, const char *name, struct stat *st)
+{
+	_cleanup_close_ int dir_fd = -1, fd = -1;
+
+	*st = (struct stat){.st_dev = (dev_t)d->dev, .st_ino = (ino_t)d->ino};
+	dir_fd = open_dump_dir(root_fd, d->name, st);
+	if (dir_fd < 0)
+		return dir_fd == -ENOENT ? -ESTALE : dir_fd;
+	fd = open_regular_at(dir_fd, name, O_RDONLY, 0);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st) < 0)
+		return -errno;
+	if (st->st_nlink > 1)
+		return -EBADFD;
+	if (!owner_trusted(st))
+		return -EPERM;
+	return TAKE_FD(fd);
+}
+
+int kdump_vmcore_format(int root_fd, const KdumpDump *d, KdumpVmcoreFormat *ret)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		KdumpVmcoreFormat format;
+	} magics[] = {
+		/* makedumpfile's MAKEDUMPFILE_SIGNATURE, in a field of 16 bytes */
+		{"makedumpfile\0\0\0\0", 16, KDUMP_VMCORE_FLATTENED},
+		{"KDUMP   ", 8, KDUMP_VMCORE_KDUMP_COMPRESSED},
+		{"\x7f"
+		 "ELF",
+		 4, KDUMP_VMCORE_ELF},
+		{"\x1f\x8b", 2, KDUMP_VMCORE_GZIP},
+		{"BZh", 3, KDUMP_VMCORE_BZIP2},
+		{"\xfd"
+		 "7zXZ\0",
+		 6, KDUMP_VMCORE_XZ},
+		{"\x04\x22\x4d\x18", 4, KDUMP_VMCORE_LZ4},
+	};
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	char head[16];
+	size_t len;
+	int r;
+
+	fd = open_dump_file(root_fd, d, d->vmcore_name, &st);
+	if (fd < 0)
+		return fd;
+	r = read_full(fd, head, sizeof(head), &len);
+	if (r < 0)
+		return r;
+	*ret = KDUMP_VMCORE_UNKNOWN;
+	for (size_t i = 0; i < ARRAY_SIZE(magics); i++)
+		if (len >= magics[i].len && memcmp(head, magics[i].magic, magics[i].len) == 0)
+			*ret = magics[i].format;
+	return 0;
+}
+
 int kdump_dmesg_read(int root_fd, const KdumpDump *d, size_t max, char **ret, size_t *ret_len,
 		     bool *ret_cut)
 {
-	_cleanup_close_ int dir_fd = -1, fd = -1;
-	struct stat st = {.st_dev = (dev_t)d->dev, .st_ino = (ino_t)d->ino};
+	_cleanup_close_ int fd = -1;
+	struct stat st;
 	char *buf;
 	size_t len;
 	int r;
 
 	if (max == 0)
 		return -EINVAL;
-	dir_fd = open_dump_dir(root_fd, d->name, &st);
-	if (dir_fd < 0)
-		return dir_fd == -ENOENT ? -ESTALE : dir_fd;
-	fd = open_regular_at(dir_fd, d->dmesg_name, O_RDONLY, 0);
+	fd = open_dump_file(root_fd, d, d->dmesg_name, &st);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0)
-		return -errno;
 	if ((uint64_t)st.st_ino != d->dmesg_ino)
 		return -ESTALE;
-	if (st.st_nlink > 1)
-		return -EBADFD;
-	if (!owner_trusted(&st))
-		return -EPERM;
 
 	r = (uint64_t)st.st_size > max ? -EFBIG : read_full_fd(fd, max, &buf, &len);
 	if (r == -EFBIG) {

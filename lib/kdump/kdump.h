@@ -102,6 +102,30 @@ int kdump_dmesg_read(int root_fd, const KdumpDump *d, size_t max, char **ret, si
 		     bool *ret_cut);
 
 /*
+ * What the vmcore is, from its first bytes, for what opens it: makedumpfile's
+ * flattened format ("makedumpfile" then NULs: kdump-config always pipes its
+ * output, -F, and crash(8) needs it rebuilt with makedumpfile -R first), its
+ * kdump-compressed format ("KDUMP   "), an ELF core (/proc/vmcore copied),
+ * or compressed whole by KDUMP_COMPRESSION= (gzip, bzip2, xz, lz4).
+ */
+typedef enum KdumpVmcoreFormat {
+	KDUMP_VMCORE_UNKNOWN,
+	KDUMP_VMCORE_FLATTENED,
+	KDUMP_VMCORE_KDUMP_COMPRESSED,
+	KDUMP_VMCORE_ELF,
+	KDUMP_VMCORE_GZIP,
+	KDUMP_VMCORE_BZIP2,
+	KDUMP_VMCORE_XZ,
+	KDUMP_VMCORE_LZ4,
+	_KDUMP_VMCORE_FORMAT_MAX,
+} KdumpVmcoreFormat;
+
+/* "flattened", "kdump-compressed", "elf", "gzip", "bzip2", "xz", "lz4", "unknown". */
+const char *kdump_vmcore_format_to_string(KdumpVmcoreFormat f);
+/* Reads the first bytes of a regular file of one name, as kdump_dmesg_read() opens it. */
+int kdump_vmcore_format(int root_fd, const KdumpDump *d, KdumpVmcoreFormat *ret);
+
+/*
  * The printk time (µs since boot) of the first line of log that holds text,
  * as both a kdump dmesg and a pstore record print it: "[  42.000001] text",
  * after a "<N>" level if there is one. -ENOENT if no line holds text, or that

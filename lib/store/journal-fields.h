@@ -8,6 +8,7 @@
  */
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/uio.h>
 
@@ -31,3 +32,14 @@ typedef struct JournalCrashFields {
  */
 int journal_crash_fields(json_t *crash, JournalCrashFields *ret);
 void journal_crash_fields_done(JournalCrashFields *f);
+
+/*
+ * The reader of the entry, for an entry of another machine: every byte of it is the sender's,
+ * and nothing here trusts a type, a length or an encoding. Puts the journal field
+ * "NAME=value" (data, len; not NUL-terminated) into crash, or into analysis, if it is one of
+ * those above; the log only if with_log. A crash id is taken when the field is exactly one
+ * and the first of the entry; else "id" becomes null. A machine id (_MACHINE_ID) is taken
+ * only when it is one (store_machine_id_is_valid()). 0, or -ENOMEM.
+ */
+int journal_crash_add_field(json_t *crash, json_t *analysis, const void *data, size_t len,
+			    bool with_log);

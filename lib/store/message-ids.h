@@ -13,6 +13,7 @@
  *	PSTORE_BACKEND    erst, efi, ramoops, ...
  *	PSTORE_SOURCES    "kdump" or "pstore kdump" (absent: pstore alone)
  *	PSTORE_VMCORE     the vmcore kdump-tools kept, for crash(8)
+ *	PSTORE_VMCORE_FORMAT  flattened, kdump-compressed, elf, gzip, ... (kdump.h)
  *	PSTORE_RECORDS    space-separated pstore file names
  *	PSTORE_PARTS_MISSING  part numbers absent from pstore, if any
  *	PSTORE_SEVERITY   fatal | recoverable | corrected | informational (hardware errors)

@@ -44,6 +44,16 @@ bool store_crash_id_is_valid(const char *id)
 	return true;
 }
 
+bool store_machine_id_is_valid(const char *id)
+{
+	if (!id || strlen(id) != STORE_MACHINE_ID_LEN)
+		return false;
+	for (size_t i = 0; i < STORE_MACHINE_ID_LEN; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f')))
+			return false;
+	return true;
+}
+
 int store_crash_id_from_digests(const char *const *sha256_hex, size_t n,
 				char ret[static STORE_CRASH_ID_LEN + 1])
 {

@@ -173,6 +173,10 @@ int store_crash_summary(json_t *crash, json_t **ret);
 
 bool store_crash_id_is_valid(const char *id);
 
+/* A machine id as sd_id128_to_string() writes it: 32 lowercase hex digits. */
+#define STORE_MACHINE_ID_LEN 32
+bool store_machine_id_is_valid(const char *id);
+
 /*
  * Crash ids are name-based (SHA-1, RFC 4122 version 5) UUIDs in the pstored
  * namespace, of the SHA-256 digests of the crash's records in order, so the

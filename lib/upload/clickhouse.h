@@ -3,8 +3,9 @@
 
 /*
  * The row of a crash in ClickHouse's pstored.crashes table (the table of
- * clickhouse/schema.sql, installed in /usr/share/pstored/clickhouse/), as
- * the clickhouse target sends it: one line of the JSONEachRow format, the
+ * clickhouse/schema.sql, installed in /usr/share/pstored/clickhouse/): its
+ * writer, which the clickhouse target sends, and its reader, for
+ * "pstorectl --clickhouse=URL". One line of the JSONEachRow format, the
  * columns of the table by name, every one present:
  *
  *	time, time_usec          when the crash happened (crash.json "time", or
@@ -22,28 +23,41 @@
  *	                         "" for the kernel proper)
  *	dmesg                    the log (invalid UTF-8 replaced by U+FFFD)
  *	records                  crash.json's "records", as compact JSON text
+ *	document                 the export document (export.h) as the http-json
+ *	                         target sends it, without its log: compact JSON
+ *	                         text, the records' data included
+ *
+ * The columns before "document" are for queries and listings; show, dmesg
+ * and export read the log and the document.
  *
  * A batch is the INSERT statement and its rows in the body of one POST: the
  * query may come first in the body, as ClickHouse's HTTP interface allows
  * since its first versions, so the URL is the server's and nothing else.
+ *
+ * A row that is read is the answer of another machine: every byte of it is
+ * checked, its size is bounded, and the ids of its key are those of
+ * pstored (they go into the query of one crash).
  */
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
-
-#include "crash-source.h"
+#include <stdio.h>
 
 /* Where the packages install the schema (lib/upload/clickhouse/schema.sql). */
 #define UPLOAD_CLICKHOUSE_SCHEMA "/usr/share/pstored/clickhouse/schema.sql"
 
 #define UPLOAD_CLICKHOUSE_INSERT "INSERT INTO pstored.crashes FORMAT JSONEachRow\n"
 
-/* The row as a JSON object; -EBADMSG when crash.json has no id, -ENOMEM. */
-int upload_clickhouse_row(const UploadCrashSource *src, json_t **ret);
+/*
+ * The row of a crash made of its export document doc (as the http-json target sends it,
+ * redacted when the target redacts), and of this host's name and machine id for what doc
+ * does not say. -EBADMSG when doc has no crash id, -ENOMEM.
+ */
+int upload_clickhouse_row(json_t *doc, const char *hostname, const char *machine_id, json_t **ret);
 
 /*
- * What "pstorectl --clickhouse=URL" reads back: the columns of the crashes that a listing
+ * What "pstorectl --clickhouse=URL" lists: the columns of the crashes that a listing
  * shows, each crash once (FINAL), oldest first, as JSONEachRow lines (ClickHouse quotes the
  * 64-bit time_usec in them).
  */
@@ -54,12 +68,44 @@ int upload_clickhouse_row(const UploadCrashSource *src, json_t **ret);
 	"FROM pstored.crashes FINAL ORDER BY time_usec, machine_id, crash_id FORMAT JSONEachRow\n"
 
 /*
- * A row of UPLOAD_CLICKHOUSE_SELECT as the crash.json it was made of, with the keys it keeps
- * ("id", "machine_id", "hostname", "time", "records", "analysis": {...}, ...; an empty
- * column is an absent key). -EBADMSG when it is not such a row (no crash_id, a time that is
- * no number, records that are not a JSON array).
+ * The query of one crash, for show, dmesg and export: its key, host name, log and document,
+ * one JSONEachRow line. machine_id is a machine id or "", crash_id a crash id: -EINVAL for
+ * anything else (they are put into the query), -ENOMEM.
  */
-int upload_clickhouse_row_to_crash(json_t *row, json_t **ret);
+int upload_clickhouse_select_crash(const char *machine_id, const char *crash_id, char **ret);
+
+/*
+ * The longest row of each query that is taken: a listing's row is a few hundred bytes; a
+ * crash's holds its log and records, each of at most UPLOAD_EXPORT_FILE_MAX bytes as a file,
+ * and more as JSON text.
+ */
+#define UPLOAD_CLICKHOUSE_LIST_ROW_MAX (1024 * 1024)
+#define UPLOAD_CLICKHOUSE_CRASH_ROW_MAX (256u * 1024 * 1024)
+
+/*
+ * The next line of rows into *buf (of *allocated bytes, grown as needed), without its
+ * newline and NUL-terminated: 1 with its length; 0 at the end; -E2BIG for a line of more than
+ * max bytes, which is read past without being kept; -EIO; -ENOMEM.
+ */
+int upload_clickhouse_read_line(FILE *rows, size_t max, char **buf, size_t *allocated,
+				size_t *ret_len);
+
+/*
+ * A row of UPLOAD_CLICKHOUSE_SELECT (line, len bytes) as the crash.json it was made of, with
+ * the keys it keeps ("id", "machine_id", "hostname", "time", "records", "analysis": {...},
+ * ...; an empty column is an absent key). -EBADMSG when it is not such a row (not a JSON
+ * object, a crash_id that is no crash id, a machine_id that is neither empty nor a machine
+ * id, a time that is no number, records that are not a JSON array); -E2BIG when it holds too
+ * many values for its size (upload/export-parse.h), -ENOMEM.
+ */
+int upload_clickhouse_row_to_crash(const char *line, size_t len, json_t **ret);
+
+/*
+ * A row of upload_clickhouse_select_crash() as the export document of the crash, with its
+ * "hostname" and, when it has one, its log. The errors of upload_clickhouse_row_to_crash(),
+ * and -EBADMSG when its document is not the export document of the row's crash.
+ */
+int upload_clickhouse_row_to_document(const char *line, size_t len, json_t **ret);
 
 /*
  * What "pstorectl --clickhouse=URL list --group" reads back: the groups that the materialized
@@ -99,14 +145,16 @@ int upload_clickhouse_row_to_crash(json_t *row, json_t **ret);
 typedef struct UploadClickhouseGroup {
 	uint64_t crashes, machines;
 	uint64_t first;	 /* µs since the epoch */
-	json_t *kernels; /* an array of strings, the row's own */
+	json_t *kernels; /* an array of strings, the caller's to json_decref() */
 } UploadClickhouseGroup;
 
 /*
- * A row of UPLOAD_CLICKHOUSE_GROUP_SELECT: its newest crash (upload_clickhouse_row_to_crash())
- * and its aggregates. -EBADMSG when it is not such a row.
+ * A row of UPLOAD_CLICKHOUSE_GROUP_SELECT (line, len bytes): its newest crash
+ * (upload_clickhouse_row_to_crash(), and its errors) and its aggregates. -EBADMSG when it is
+ * not such a row.
  */
-int upload_clickhouse_group_row(json_t *row, json_t **ret_newest, UploadClickhouseGroup *ret);
+int upload_clickhouse_group_row(const char *line, size_t len, json_t **ret_newest,
+				UploadClickhouseGroup *ret);
 
 /*
  * Whether ClickHouse's answer says that pstored.crashes or its database does not exist: HTTP

@@ -2,10 +2,9 @@
 #pragma once
 
 /*
- * What the journal entry (journal-export.h) and the ClickHouse row
- * (clickhouse.h) of a crash are made of: crash.json and the log, both already
- * redacted when the target redacts, and this host's facts for what crash.json
- * does not say.
+ * What the journal entry (journal-export.h) of a crash is made of:
+ * crash.json and the log, both already redacted when the target redacts,
+ * and this host's facts for what crash.json does not say.
  */
 
 #include <jansson.h>

@@ -95,7 +95,7 @@ static int read_log(const UploadDocumentContext *c, const char *id, char **ret, 
 	return 0;
 }
 
-/* What the journal entry and the ClickHouse row of the crash are made of (crash-source.h). */
+/* What the journal entry of the crash is made of (crash-source.h). */
 typedef struct CrashSourceData {
 	UploadCrashSource src;
 	char *log;
@@ -173,14 +173,17 @@ int upload_document_journal(const UploadDocumentContext *c, UploadDocument *ret)
 
 int upload_document_clickhouse(const UploadDocumentContext *c, UploadDocument *ret)
 {
-	_cleanup_(crash_source_data_done) CrashSourceData data = {};
-	json_auto_t *row = NULL;
+	const char *id = json_string_value(json_object_get(c->crash, "id"));
+	json_auto_t *doc = NULL, *row = NULL;
 	int r;
 
-	r = crash_source_read(c, &data);
+	if (!id)
+		return -EBADMSG;
+	/* The row holds the http-json document: read back, it is the same document. */
+	r = upload_document_json_object(c->store, id, c->redactor, &doc);
 	if (r < 0)
 		return r;
-	r = upload_clickhouse_row(&data.src, &row);
+	r = upload_clickhouse_row(doc, c->hostname, c->machine_id, &row);
 	if (r < 0)
 		return r;
 	/* JSONEachRow: one object a line. */

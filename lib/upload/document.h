@@ -12,7 +12,8 @@
  *	journal-remote   one entry in the journal export format, the fields of
  *	                 the local journal entry (journal-export.h)
  *	clickhouse       one JSONEachRow line of the pstored.crashes table
- *	                 (clickhouse.h); the uploader sends many in one INSERT
+ *	                 (clickhouse.h), the http-json document in it; the
+ *	                 uploader sends many in one INSERT
  */
 
 #include <jansson.h>

@@ -48,8 +48,10 @@ id=$(basename "$(find "$store" -mindepth 1 -maxdepth 1 -type d ! -name '.*')")
 ctl list >"$tmp/list"
 check "list exits 0" test $? -eq 0
 check "list: escaped" clean "$tmp/list"
+# The analysis drops a terminal's escape sequences (ESC [ ..., as dmesg --color=always
+# writes them); what is left of the C1 CSI is a '?' each.
 check "list: the message, each control character a '?' (the analysis)" \
-	grep -qF 'Kernel panic - not syncing: evil ?[2J??25l here' "$tmp/list"
+	grep -qF 'Kernel panic - not syncing: evil ??25l here' "$tmp/list"
 check "list: one crash, one line" eq "$(wc -l <"$tmp/list")" 4
 
 ctl show "$id" >"$tmp/show"

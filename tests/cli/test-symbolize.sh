@@ -31,6 +31,15 @@ check "pstorectl links neither libdw nor libdebuginfod" eq "$(links "$PSTORECTL"
 check "pstorectl-symbolize links libdw, not libdebuginfod (loaded when needed)" eq \
 	"$(links "$top_builddir/cli/pstorectl-symbolize" | grep -o 'lib[a-z]*\.so[.0-9]*')" "libdw.so.1"
 
+# Without the helper (its own package, pstored-symbolize): the frames as the log has them, as
+# with --no-symbolize, and one notice. The log: a soft lockup in the boot test's guest.
+log=$top_srcdir/bench/symbolize-trace.txt
+PSTORECTL_SYMBOLIZE_HELPER=$tmp/none "$PSTORECTL" decode "$log" >"$tmp/bare.out" 2>"$tmp/bare.err"
+check "no helper: decode succeeds, its output that of --no-symbolize" \
+	diff -u <("$PSTORECTL" decode --no-symbolize "$log") "$tmp/bare.out"
+check "no helper: one notice, which says what to install" eq "$(cat "$tmp/bare.err")" \
+	"pstorectl: $tmp/none is not installed: the frames are shown without source lines (on Debian, install pstored-symbolize; --no-symbolize skips this)."
+
 headers=$(ls -d /usr/src/linux-headers-*/ 2>/dev/null | while read -r d; do
 	[ -f "$d/Module.symvers" ] && echo "$d"; done | head -n 1)
 if [ -z "$headers" ] || ! command -v eu-addr2line >/dev/null; then

@@ -163,10 +163,35 @@ check "a new dump after" eq "$(crashes)" 4
 check "its entry" eq "$(entries)" 5
 check "nothing removed below KdumpDir=" eq "$(ls "$tmp/crash" | wc -l)" 8
 
+# Killed (a power cut, as far as the process goes) before each step of taking
+# a dump: the next run takes it exactly once, with one journal entry.
+stamp=202612081000
+for step in storing "the journal entry"; do
+	case="killed before $step"
+	stamp=$((stamp + 1))
+	dump $stamp
+	crashes_before=$(crashes) entries_before=$(entries)
+	PSTORED_TEST_STEP_DELAY=30s "$PSTORED" archive --config="$tmp/pstored.conf" \
+		--pstore-dir="$tmp/pstore" --store-dir="$tmp/store" >"$tmp/out" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null && ! grep -q "before $step" "$tmp/out"; do sleep 0.1; done
+	kill -KILL "$pid"
+	wait "$pid" || true
+	check "not yet recorded as taken" eval "! grep -q '	$stamp	' '$tmp/store/kdump-taken'"
+	archive
+	check "exit status" eq "$rc" 0
+	check "the dump once in the store" eq "$(crashes)" $((crashes_before + 1))
+	check "its entry once" eq "$(entries)" $((entries_before + 1))
+	check "recorded as taken" grep -q "	$stamp	" "$tmp/store/kdump-taken"
+	archive
+	check "rerun: nothing new" eq "$(crashes)/$(entries)" \
+		"$((crashes_before + 1))/$((entries_before + 1))"
+done
+
 # The same panic in pstore (crash_kexec_post_notifiers) and in kdump: the
 # kdump dmesg holds the lines of the pstore record, at the same times.
-case=same-panic
 setup erst-multipart
+case=same-panic
 rm -rf "$tmp/crash"
 mkdir -p "$tmp/crash/202612072301"
 python3 - "$tmp/orig" >"$tmp/crash/202612072301/dmesg.202612072301" <<'EOF'
@@ -176,7 +201,7 @@ for p in parts:
     for line in open(os.path.join(sys.argv[1], p), errors="replace").read().splitlines()[1:]:
         print(line[3:] if line.startswith("<") else line)
 EOF
-printf core >"$tmp/crash/202612072301/dump.202612072301"
+printf 'KDUMP   ' >"$tmp/crash/202612072301/dump.202612072301"
 touch -r "$tmp/pstore/$(ls "$tmp/pstore" | head -n 1)" "$tmp/crash/202612072301/dmesg.202612072301"
 before=$(tree_sum)
 archive
@@ -193,6 +218,16 @@ check "PSTORE_VMCORE of the entry" eq "$(field PSTORE_VMCORE)" "$tmp/crash/20261
 "$PSTORECTL" --store-dir="$tmp/store" export "$(jq -r .id "$doc")" >"$tmp/export.json"
 check "the exported document is valid" "$top_srcdir/tests/lib/validate-document" \
 	"$top_srcdir/lib/upload/crash-document.schema.json" "$tmp/export.json"
+"$PSTORECTL" --store-dir="$tmp/store" show "$(jq -r .id "$doc")" 2>/dev/null |
+	grep -E '^ +(Backend|Sources|Vmcore):' >"$tmp/show"
+journald_sync
+"$PSTORECTL" --journal show "$(jq -r .id "$doc")" 2>/dev/null |
+	grep -E '^ +(Backend|Sources|Vmcore):' >"$tmp/show-journal"
+check "pstorectl show: both sources, the vmcore" eq "$(cat "$tmp/show")" \
+	"      Backend: erst
+      Sources: pstore, kdump
+       Vmcore: $tmp/crash/202612072301/dump.202612072301 (open with crash(8))"
+check "pstorectl --journal show: the same" eq "$(cat "$tmp/show-journal")" "$(cat "$tmp/show")"
 check "taken as that crash" eq "$(cut -f5 "$tmp/store/kdump-taken")" "$(jq -r .id "$doc")"
 archive
 check "rerun: still one crash" eq "$(crashes)" 1
@@ -200,8 +235,8 @@ check "rerun: still one entry" eq "$(entries)" 1
 
 # The pstore crash archived by an earlier run (KdumpDir= off then): the dump
 # joins the stored crash, and sends no entry of its own.
-case=same-panic-later
 setup erst-multipart
+case=same-panic-later
 printf '[Archive]\nKdumpDir=\n' >"$tmp/off.conf"
 "$PSTORED" archive --config="$tmp/off.conf" --pstore-dir="$tmp/pstore" --store-dir="$tmp/store" >/dev/null 2>&1
 check "KdumpDir= empty: the dump is not taken" eq "$(jq -c .sources "$tmp"/store/*/crash.json)" null
@@ -210,6 +245,28 @@ check "exit status" eq "$rc" 0
 check "still one crash" eq "$(crashes)" 1
 check "still one entry" eq "$(entries)" 1
 check "both sources" eq "$(jq -c .sources "$tmp"/store/*/crash.json)" '["pstore","kdump"]'
+
+# The dump directory that kdump-tools wrote in the guest of the boot test
+# (tests/fixtures/kdump/README.md), its vmcore cut to its first 4096 bytes.
+setup erst-multipart
+case=fixture
+rm -rf "$tmp/crash" "$tmp/pstore"/*
+mkdir "$tmp/crash"
+cp -a "$top_srcdir/tests/fixtures/kdump/202612072244" "$tmp/crash/"
+before=$(tree_sum)
+archive
+check "exit status" eq "$rc" 0
+check "one crash" eq "$(crashes)" 1
+check "one entry" eq "$(entries)" 1
+check "nothing below KdumpDir= changed" eq "$(tree_sum)" "$before"
+doc=$(echo "$tmp"/store/*/crash.json)
+check "crash.json" eq "$(jq -c '[.kind, .reason, .sources, .analysis.message, .analysis.function, .analysis.kernel_version, .analysis.comm, .kdump.vmcore_format, .records[0].size]' "$doc")" \
+	'["kernel-crash","panic",["kdump"],"Kernel panic - not syncing: sysrq triggered crash","sysrq_handle_crash","6.1.0-50-amd64","pstored-system-","flattened",38048]'
+check "MESSAGE" eq "$(field MESSAGE)" \
+	"Kernel panic in a previous boot: Kernel panic - not syncing: sysrq triggered crash in sysrq_handle_crash, saved by kdump in $tmp/crash/202612072244; see 'pstorectl show $(jq -r .id "$doc" | cut -c1-8)'"
+"$PSTORECTL" --store-dir="$tmp/store" show 2>/dev/null | grep -E '^ +Vmcore:' >"$tmp/show"
+check "pstorectl show: how crash(8) opens the flattened vmcore" eq "$(cat "$tmp/show")" \
+	"       Vmcore: $tmp/crash/202612072244/dump.202612072244 (flattened: 'makedumpfile -R VMCORE < FILE' makes what crash(8) opens)"
 
 rm -rf "$tmp"
 checks_done

@@ -321,3 +321,57 @@ Test(kdump, line_time)
 		cr_assert_eq(t, cases[i].ret == 0 ? cases[i].usec : 4242, "case %zu", i);
 	}
 }
+
+Test(kdump, vmcore_format)
+{
+	static const struct {
+		const char *bytes;
+		size_t len;
+		const char *format;
+	} cases[] = {
+		/* the first bytes of tests/fixtures/kdump/202612072244/dump.202612072244 */
+		{"makedumpfile\0\0\0\0\0\0\0\0\0\0\0\1", 24, "flattened"},
+		{"KDUMP   \x06\0\0\0", 12, "kdump-compressed"},
+		{"\x7f"
+		 "ELF\x02\x01\x01",
+		 7, "elf"},
+		{"\x1f\x8b\x08", 3, "gzip"},
+		{"BZh9", 4, "bzip2"},
+		{"\xfd"
+		 "7zXZ\0\0",
+		 7, "xz"},
+		{"\x04\x22\x4d\x18", 4, "lz4"},
+		{"makedumpfile", 12, "unknown"},
+		{"", 0, "unknown"},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_(kdump_scan_freep) KdumpScan *s = NULL;
+		KdumpVmcoreFormat f = _KDUMP_VMCORE_FORMAT_MAX;
+
+		put_dump("202612072201");
+		cr_assert_eq(write_file_at(root_fd, "202612072201/dump.202612072201", O_TRUNC, 0644,
+					   cases[i].bytes, cases[i].len),
+			     0);
+		scan_one(&s);
+		cr_assert_eq(kdump_vmcore_format(root_fd, &s->dumps[0], &f), 0);
+		cr_assert_str_eq(kdump_vmcore_format_to_string(f), cases[i].format, "case %zu", i);
+	}
+}
+
+/* A vmcore that is a link or a FIFO is not opened, and says nothing of its format. */
+Test(kdump, vmcore_format_hostile)
+{
+	_cleanup_(kdump_scan_freep) KdumpScan *s = NULL;
+	KdumpVmcoreFormat f = _KDUMP_VMCORE_FORMAT_MAX;
+
+	put_dump("202612072201");
+	cr_assert_eq(unlinkat(root_fd, "202612072201/dump.202612072201", 0), 0);
+	cr_assert_eq(symlinkat("/dev/zero", root_fd, "202612072201/dump.202612072201"), 0);
+	scan_one(&s);
+	cr_assert_eq(kdump_vmcore_format(root_fd, &s->dumps[0], &f), -ELOOP);
+	cr_assert_eq(unlinkat(root_fd, "202612072201/dump.202612072201", 0), 0);
+	cr_assert_eq(mkfifoat(root_fd, "202612072201/dump.202612072201", 0644), 0);
+	cr_assert_eq(kdump_vmcore_format(root_fd, &s->dumps[0], &f), -EBADFD);
+	cr_assert_eq(f, _KDUMP_VMCORE_FORMAT_MAX);
+}

@@ -412,7 +412,7 @@ check "pstored's messages: the record named in one entry, escaped" \
 check "crash MESSAGE: printable, no control character" \
 	eq "$(jq "select(($printable) | not)" "$tmp/message.json")" ""
 check "crash MESSAGE: the panic message and backend escaped" eq "$(jq -r . "$tmp/message.json")" \
-	'Kernel panic in a previous boot: Kernel panic - not syncing: evil ?[2J??25l here in sysrq_handle_crash, saved from evil\x1b]0;owned\a\npstored: forged line\u009b?25l pstore (1 record); see '"'pstorectl show ${id:0:8}'"
+	'Kernel panic in a previous boot: Kernel panic - not syncing: evil ??25l here in sysrq_handle_crash, saved from evil\x1b]0;owned\a\npstored: forged line\u009b?25l pstore (1 record); see '"'pstorectl show ${id:0:8}'"
 check "control characters: PSTORE_BACKEND as in the name" eq "$(field PSTORE_BACKEND)" \
 	$'evil\e]0;owned\a\npstored: forged line\xc2\x9b?25l'
 

@@ -139,7 +139,7 @@ static int make_crash(Store *s, unsigned n, const CrashTemplate *c, StoreTxn **r
 
 	crash = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s, s:I, s:I, s:s, s:s, s:b, s:[], "
 			  "s:[{s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:I, s:b}], "
-			  "s:{s:s, s:s, s:s, s:s, s:s, s:s*}}",
+			  "s:{s:s, s:s, s:s, s:s, s:s}}",
 			  "schema_version", 1, "id", id, "kind", "kernel-crash", "reason", "panic",
 			  "pstore_reason", "Panic", "dump_count", 1, "backend", "erst", "time",
 			  (json_int_t)now, "archived_at", (json_int_t)now, "boot_id",
@@ -149,9 +149,10 @@ static int make_crash(Store *s, unsigned n, const CrashTemplate *c, StoreTxn **r
 			  (json_int_t)strlen(record), "sha256", digest, "time", (json_int_t)now,
 			  "compressed", 0, "analysis", "reason", "panic", "message",
 			  "Kernel panic - not syncing: sysrq triggered crash", "function",
-			  "sysrq_handle_crash", "kernel_version", c->kernel, "comm", "bash",
-			  "signature", *signature ? signature : NULL);
-	if (!crash)
+			  "sysrq_handle_crash", "kernel_version", c->kernel, "comm", "bash");
+	/* A crash without a signature has null for it, as pstored archive writes it. */
+	if (!crash || json_object_set_new(json_object_get(crash, "analysis"), "signature",
+					  *signature ? json_string(signature) : json_null()) < 0)
 		return log_oom();
 	r = store_txn_prepare(t, crash);
 	if (r < 0)

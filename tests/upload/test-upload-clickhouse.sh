@@ -14,8 +14,10 @@
 # killed between an INSERT and the states it gives sends the rest again,
 # still once each. The key is never in the program's output nor in
 # crash.json. Read back, "pstorectl --clickhouse=URL list [--group] [--json]"
-# shows what "pstorectl -D" shows of the same crashes sent to
-# systemd-journal-remote.
+# and dmesg show what "pstorectl -D" shows of the same crashes sent to
+# systemd-journal-remote; show and export what "pstorectl --documents" shows
+# of the documents an http-json target sends of them, with the host name.
+# Rows that are not pstored's are named and skipped.
 
 . "$top_srcdir/tests/upload/lib.sh"
 skip_unless_root
@@ -221,8 +223,100 @@ done
 grep -qF "ClickHouse at http://pstored:***@127.0.0.1:$CH_HTTP_PORT/ answered HTTP 401" "$T/out" ||
 	{ cat "$T/out"; fail "the refusal is not said"; }
 ! grep -q "wrong-key" "$T/out" || fail "the password is in the message"
-! "$PSTORECTL" --clickhouse="$CH_URL" show >"$T/out" 2>&1 || fail "show reads from ClickHouse"
-grep -qF "'show' does not read from ClickHouse" "$T/out" || { cat "$T/out"; fail "show: not said why"; }
+
+# show, dmesg and export of every crash, chosen by the same matches (the crash
+# ids are the same on every machine). dmesg shows what -D shows. The row holds
+# the document the http-json target sends, which the machine's own "pstorectl
+# export --redacted" prints: put in a directory, it is what --documents reads,
+# and --clickhouse shows and exports what --documents does, but for the host
+# name, which the row keeps and the document does not, and where it is.
+for m in 1 2 3; do
+	machine $m
+	mkdir -p "$T/documents/$m"
+	"$PSTORECTL" -D "$T/remote" list --json --machine="$MAKE_CRASHES_MACHINE_ID" >"$T/list.json"
+	python3 -c 'import json, sys
+for c in json.load(open(sys.argv[1])): print(c["id"], c["time"])' "$T/list.json" >"$T/crashes"
+	[ "$(wc -l <"$T/crashes")" = 3 ] || fail "machine $m: not 3 crashes"
+	while read -r id time; do
+		pstorectl_export --redacted --config="$T/pstored.conf" --target=fleet --json=short \
+			"$id" >"$T/documents/$m/$id.json"
+		set -- --machine="$MAKE_CRASHES_MACHINE_ID" --since="@${time}us" --until="@${time}us"
+		for verb in dmesg "dmesg --json" "dmesg --raw"; do
+			# shellcheck disable=SC2086
+			"$PSTORECTL" -D "$T/remote" $verb "$@" >"$T/journal.out" 2>&1 ||
+				fail "-D $verb of $id failed"
+			# shellcheck disable=SC2086
+			"$PSTORECTL" --clickhouse="$CH_URL" $verb "$@" >"$T/clickhouse.out" 2>&1 ||
+				{ cat "$T/clickhouse.out"; fail "--clickhouse $verb of $id failed"; }
+			cmp "$T/journal.out" "$T/clickhouse.out" ||
+				fail "--clickhouse $verb of $id differs from -D"
+		done
+		for verb in show "show --json" export "export --json=short"; do
+			# shellcheck disable=SC2086
+			"$PSTORECTL" --documents="$T/documents/$m" $verb "$@" >"$T/documents.out" 2>&1 ||
+				{ cat "$T/documents.out"; fail "--documents $verb of $id failed"; }
+			# shellcheck disable=SC2086
+			"$PSTORECTL" --clickhouse="$CH_URL" $verb "$@" >"$T/clickhouse.out" 2>&1 ||
+				{ cat "$T/clickhouse.out"; fail "--clickhouse $verb of $id failed"; }
+			grep -q "$UPLOAD_HOSTNAME" "$T/clickhouse.out" || fail "--clickhouse $verb of $id: no host name"
+			python3 - "$T/documents.out" "$T/clickhouse.out" "$T/documents/$m/$id.json" <<-'EOF2' ||
+				import json, sys
+				def without_source(text):
+				    # The host name the row adds, and where the crash is.
+				    try:
+				        doc = json.loads(text)
+				    except ValueError:
+				        return [l for l in text.splitlines()
+				                if not l.startswith(("         Host: ", "      Storage: "))]
+				    doc.pop("hostname", None)
+				    doc.pop("path", None)
+				    return doc
+				documents, clickhouse = (open(f).read() for f in sys.argv[1:3])
+				sys.exit(without_source(documents) != without_source(clickhouse))
+			EOF2
+				{ diff -u "$T/documents.out" "$T/clickhouse.out"; fail "--clickhouse $verb of $id differs from --documents"; }
+		done
+	done <"$T/crashes"
+done
+
+# Rows that are not pstored's, first in the order of the listing (the oldest):
+# a crash id that is none, a machine id that is none, records that are not
+# JSON, a row of 2 MB; each named and skipped, the rest listed. A row whose
+# document is another crash's is not shown.
+python3 -c 'import json
+rows = [(1, "not-a-crash-id", "", "[]", ""),
+        (2, "00000000-0000-5000-8000-000000000001", "NOT-A-MACHINE", "[]", ""),
+        (3, "00000000-0000-5000-8000-000000000002", "", "not json", ""),
+        (4, "00000000-0000-5000-8000-000000000003", "", "[]", "x" * 2000000),
+        (5, "00000000-0000-5000-8000-000000000004", "e" * 32, "[]", "")]
+print("INSERT INTO pstored.crashes FORMAT JSONEachRow")
+for t, c, m, r, h in rows:
+    print(json.dumps({"time_usec": t, "crash_id": c, "machine_id": m, "records": r,
+        "hostname": h, "document": json.dumps({"export_version": 1,
+        "id": "00000000-0000-5000-8000-000000000005"})}))' >"$T/bad-rows"
+curl -sSf --data-binary @"$T/bad-rows" "http://127.0.0.1:$CH_HTTP_PORT/" || fail "the bad rows are not taken"
+"$PSTORECTL" -D "$T/remote" list --since=@1000000000 >"$T/journal.out" 2>&1 || fail "-D list failed"
+"$PSTORECTL" --clickhouse="$CH_URL" list --since=@1000000000 >"$T/clickhouse.out" \
+	2>"$T/clickhouse.err" || { cat "$T/clickhouse.err"; fail "--clickhouse list fails on bad rows"; }
+diff -u "$T/journal.out" "$T/clickhouse.out" || fail "--clickhouse list of bad rows differs from -D"
+cat >"$T/expected.err" <<-EOF2
+	pstorectl: Row 1 from ClickHouse is not a row of pstored.crashes (of /usr/share/pstored/clickhouse/schema.sql): skipped.
+	pstorectl: Row 2 from ClickHouse is not a row of pstored.crashes (of /usr/share/pstored/clickhouse/schema.sql): skipped.
+	pstorectl: Row 3 from ClickHouse is not a row of pstored.crashes (of /usr/share/pstored/clickhouse/schema.sql): skipped.
+	pstorectl: Row 4 from ClickHouse is over 1048576 bytes, or holds too many values for its size: not a row of pstored.crashes; skipped.
+EOF2
+diff -u "$T/expected.err" "$T/clickhouse.err" || fail "the bad rows are not named"
+! "$PSTORECTL" --clickhouse="$CH_URL" show 00000000-0000-5000-8000-000000000004 \
+	>"$T/out" 2>&1 || fail "the document of another crash is shown"
+cat >"$T/expected.err" <<-EOF2
+	pstorectl: Row 1 from ClickHouse is not a row of pstored.crashes (of /usr/share/pstored/clickhouse/schema.sql): skipped.
+	pstorectl: Row 2 from ClickHouse is not a row of pstored.crashes (of /usr/share/pstored/clickhouse/schema.sql): skipped.
+	pstorectl: Row 3 from ClickHouse is not a row of pstored.crashes (of /usr/share/pstored/clickhouse/schema.sql): skipped.
+	pstorectl: Row 4 from ClickHouse is over 1048576 bytes, or holds too many values for its size: not a row of pstored.crashes; skipped.
+	pstorectl: Row 1 from ClickHouse is not a row of pstored.crashes (of /usr/share/pstored/clickhouse/schema.sql): skipped.
+	pstorectl: Crash 00000000-0000-5000-8000-000000000004 of eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee cannot be read from ClickHouse.
+EOF2
+diff -u "$T/expected.err" "$T/out" || fail "the document of another crash is not named"
 stop_clickhouse
 ! "$PSTORECTL" --clickhouse="$CH_URL" list >"$T/out" 2>&1 || fail "a server that is down lists"
 grep -qF "Cannot read the crashes from ClickHouse at http://pstored:***@127.0.0.1:$CH_HTTP_PORT/" "$T/out" ||

@@ -228,55 +228,61 @@ Test(upload_url, journal_remote)
 	cr_assert_eq(upload_journal_remote_url("::not a url", &(char *){NULL}), -EINVAL);
 }
 
-/* The row of a crash, whole: frames with and without offsets and modules, a log not UTF-8. */
+#define C1 "c1c1c1c1-0000-5000-8000-000000000001"
+#define M1 "11111111111111111111111111111111"
+
+/*
+ * The row of a crash, whole, made of its export document: frames with and without offsets
+ * and modules; the log in its own column, the records' data only in the document.
+ */
 Test(clickhouse_row, whole)
 {
-	json_auto_t *crash = NULL, *row = NULL;
-	_cleanup_free_ char *text = NULL;
-	const char log[] = "<0>panic \xff\n";
+	json_auto_t *doc = NULL, *row = NULL, *document = NULL;
+	_cleanup_free_ char *text = NULL, *document_text = NULL;
 
-	crash = json_loads(
-		"{\"id\": \"c1\", \"kind\": \"kernel-crash\", \"reason\": \"oops\", "
-		"\"time\": 1700000000123456, \"archived_at\": 1, \"boot_id\": \"b1\", "
-		"\"records\": [{\"name\": \"dmesg-erst-1\", \"size\": 5}], "
+	doc = json_loads(
+		"{\"export_version\": 1, \"id\": \"" C1 "\", \"kind\": \"kernel-crash\", "
+		"\"reason\": \"oops\", \"time\": 1700000000123456, \"archived_at\": 1, "
+		"\"boot_id\": \"b1\", \"dmesg\": \"<0>panic\\n\", "
+		"\"records\": [{\"name\": \"dmesg-erst-1\", \"size\": 5, \"data\": \"cGFuaWM=\"}], "
 		"\"analysis\": {\"message\": \"BUG: x\", \"function\": \"f\", \"module\": null, "
 		"\"taint\": \"G\", \"signature\": \"s\", \"kernel_version\": \"6.1\", "
 		"\"frames\": [{\"function\": \"f\", \"offset\": 26, \"size\": 144, "
 		"\"module\": null}, {\"function\": \"g\", \"offset\": null, \"size\": null, "
 		"\"module\": \"ext4\"}]}}",
 		0, NULL);
-	cr_assert_not_null(crash);
-	UploadCrashSource src = {
-		.crash = crash,
-		.dmesg = log,
-		.dmesg_len = strlen(log),
-		.hostname = "h1",
-		.machine_id = "m-from-host",
-	};
-	cr_assert_eq(upload_clickhouse_row(&src, &row), 0);
+	cr_assert_not_null(doc);
+	cr_assert_eq(upload_clickhouse_row(doc, "h1", M1, &row), 0);
+	/* The document is left as it was. */
+	cr_assert_str_eq(json_string_value(json_object_get(doc, "dmesg")), "<0>panic\n");
+
+	document = json_loads(json_string_value(json_object_get(row, "document")), 0, NULL);
+	cr_assert_not_null(document);
+	cr_assert_eq(json_object_set(document, "dmesg", json_object_get(doc, "dmesg")), 0);
+	cr_assert(json_equal(document, doc), "the document column is not the document");
+	cr_assert_eq(json_object_del(row, "document"), 0);
 	text = json_dumps(row, JSON_COMPACT);
 	cr_assert_str_eq(
 		text,
 		"{\"time\":1700000000,\"time_usec\":1700000000123456,\"archived_at\":1,"
-		"\"machine_id\":\"m-from-host\",\"hostname\":\"h1\",\"crash_id\":\"c1\","
+		"\"machine_id\":\"" M1 "\",\"hostname\":\"h1\",\"crash_id\":\"" C1 "\","
 		"\"boot_id\":\"b1\",\"kind\":\"kernel-crash\",\"reason\":\"oops\",\"backend\":\"\","
 		"\"pstore_reason\":\"\",\"message\":\"BUG: x\",\"function\":\"f\",\"module\":\"\","
 		"\"kernel\":\"6.1\",\"signature\":\"s\",\"taint\":\"G\",\"comm\":\"\","
 		"\"frame_function\":[\"f\",\"g\"],\"frame_offset\":[26,-1],\"frame_size\":[144,-1],"
-		"\"frame_module\":[\"\",\"ext4\"],\"dmesg\":\"<0>panic \xef\xbf\xbd\\n\","
+		"\"frame_module\":[\"\",\"ext4\"],\"dmesg\":\"<0>panic\\n\","
 		"\"records\":\"[{\\\"name\\\":\\\"dmesg-erst-1\\\",\\\"size\\\":5}]\"}");
 }
 
 /* Without a time, the time it was archived; without an id, no row; without a log, "". */
 Test(clickhouse_row, fallbacks)
 {
-	json_auto_t *crash = json_pack("{s:I}", "archived_at", (json_int_t)2500000);
+	json_auto_t *doc = json_pack("{s:I}", "archived_at", (json_int_t)2500000);
 	json_auto_t *row = NULL;
 
-	UploadCrashSource src = {.crash = crash};
-	cr_assert_eq(upload_clickhouse_row(&src, &row), -EBADMSG);
-	cr_assert_eq(json_object_set_new(crash, "id", json_string("c2")), 0);
-	cr_assert_eq(upload_clickhouse_row(&src, &row), 0);
+	cr_assert_eq(upload_clickhouse_row(doc, NULL, NULL, &row), -EBADMSG);
+	cr_assert_eq(json_object_set_new(doc, "id", json_string("c2")), 0);
+	cr_assert_eq(upload_clickhouse_row(doc, NULL, NULL, &row), 0);
 	cr_assert_eq(json_integer_value(json_object_get(row, "time")), 2);
 	cr_assert_eq(json_integer_value(json_object_get(row, "time_usec")), 2500000);
 	cr_assert_str_eq(json_string_value(json_object_get(row, "dmesg")), "");
@@ -284,65 +290,66 @@ Test(clickhouse_row, fallbacks)
 	cr_assert_eq(json_array_size(json_object_get(row, "frame_function")), 0);
 }
 
-/* What "pstorectl --clickhouse=" reads back: the row's columns as crash.json's keys. */
+/* As ClickHouse writes a row of the listing: the 64-bit integers quoted. */
+#define LIST_ROW(crash_id, machine_id, time_usec, records)                                         \
+	"{\"crash_id\":\"" crash_id "\",\"machine_id\":\"" machine_id "\",\"hostname\":\"h1\","    \
+	"\"boot_id\":\"\",\"kind\":\"kernel-crash\",\"reason\":\"oops\","                          \
+	"\"backend\":\"erst\",\"pstore_reason\":\"Oops\","                                         \
+	"\"time_usec\":" time_usec ",\"archived_at\":\"1700000001000000\","                        \
+	"\"message\":\"BUG: x\",\"function\":\"f\",\"module\":\"\",\"kernel\":\"6.1\","            \
+	"\"signature\":\"s\",\"taint\":\"\",\"comm\":\"sh\",\"records\":" records "}"
+
+/* What "pstorectl --clickhouse=" lists: the row's columns as crash.json's keys. */
 Test(clickhouse_row, read_back)
 {
-	json_auto_t *row = NULL, *crash = NULL;
+	const char *row = LIST_ROW(C1, M1, "\"1700000000123456\"",
+				   "\"[{\\\"name\\\":\\\"dmesg-erst-1\\\"}]\"");
+	json_auto_t *crash = NULL;
 	_cleanup_free_ char *text = NULL;
 
-	/* As ClickHouse writes it: the 64-bit integers quoted. */
-	row = json_loads(
-		"{\"crash_id\":\"c1\",\"machine_id\":\"m1\",\"hostname\":\"h1\","
-		"\"boot_id\":\"\",\"kind\":\"kernel-crash\",\"reason\":\"oops\","
-		"\"backend\":\"erst\",\"pstore_reason\":\"Oops\","
-		"\"time_usec\":\"1700000000123456\",\"archived_at\":\"1700000001000000\","
-		"\"message\":\"BUG: x\",\"function\":\"f\",\"module\":\"\",\"kernel\":\"6.1\","
-		"\"signature\":\"s\",\"taint\":\"\",\"comm\":\"sh\","
-		"\"records\":\"[{\\\"name\\\":\\\"dmesg-erst-1\\\"}]\"}",
-		0, NULL);
-	cr_assert_not_null(row);
-	cr_assert_eq(upload_clickhouse_row_to_crash(row, &crash), 0);
+	cr_assert_eq(upload_clickhouse_row_to_crash(row, strlen(row), &crash), 0);
 	text = json_dumps(crash, JSON_COMPACT | JSON_SORT_KEYS);
 	cr_assert_str_eq(text,
 			 "{\"analysis\":{\"comm\":\"sh\",\"function\":\"f\","
 			 "\"kernel_version\":\"6.1\",\"message\":\"BUG: x\",\"signature\":\"s\"},"
 			 "\"archived_at\":1700000001000000,\"backend\":\"erst\",\"hostname\":"
-			 "\"h1\",\"id\":\"c1\",\"kind\":\"kernel-crash\",\"machine_id\":\"m1\","
-			 "\"pstore_reason\":\"Oops\",\"reason\":\"oops\",\"records\":[{\"name\":"
+			 "\"h1\",\"id\":\"" C1 "\",\"kind\":\"kernel-crash\",\"machine_id\":\"" M1
+			 "\",\"pstore_reason\":\"Oops\",\"reason\":\"oops\",\"records\":[{\"name\":"
 			 "\"dmesg-erst-1\"}],\"time\":1700000000123456}");
 }
 
 /* A row of the groups ClickHouse counts: the newest crash, and the counts. */
 Test(clickhouse_row, group_row)
 {
-	json_auto_t *row = NULL, *newest = NULL;
+	const char *row = "{\"crash_id\":\"" C1 "\",\"machine_id\":\"" M1 "\",\"hostname\":\"h1\","
+			  "\"kind\":\"kernel-crash\",\"time_usec\":\"1700000000123456\","
+			  "\"archived_at\":\"1700000001000000\",\"signature\":\"s\","
+			  "\"records\":\"[]\",\"group_crashes\":\"12\",\"group_machines\":\"3\","
+			  "\"group_first\":\"1600000000000000\","
+			  "\"group_kernels\":[\"6.1.0-17-amd64\",\"6.1.0-18-amd64\"]}";
+	json_auto_t *newest = NULL;
 	_cleanup_free_ char *text = NULL;
 	UploadClickhouseGroup g;
 
-	row = json_loads("{\"crash_id\":\"c1\",\"machine_id\":\"m1\",\"hostname\":\"h1\","
-			 "\"kind\":\"kernel-crash\",\"time_usec\":\"1700000000123456\","
-			 "\"archived_at\":\"1700000001000000\",\"signature\":\"s\","
-			 "\"records\":\"[]\",\"group_crashes\":\"12\",\"group_machines\":\"3\","
-			 "\"group_first\":\"1600000000000000\","
-			 "\"group_kernels\":[\"6.1.0-17-amd64\",\"6.1.0-18-amd64\"]}",
-			 0, NULL);
-	cr_assert_not_null(row);
-	cr_assert_eq(upload_clickhouse_group_row(row, &newest, &g), 0);
+	cr_assert_eq(upload_clickhouse_group_row(row, strlen(row), &newest, &g), 0);
 	text = json_dumps(newest, JSON_COMPACT | JSON_SORT_KEYS);
 	cr_assert_str_eq(text,
 			 "{\"analysis\":{\"signature\":\"s\"},\"archived_at\":1700000001000000,"
-			 "\"hostname\":\"h1\",\"id\":\"c1\",\"kind\":\"kernel-crash\","
-			 "\"machine_id\":\"m1\",\"records\":[],\"time\":1700000000123456}");
+			 "\"hostname\":\"h1\",\"id\":\"" C1 "\",\"kind\":\"kernel-crash\","
+			 "\"machine_id\":\"" M1 "\",\"records\":[],\"time\":1700000000123456}");
 	cr_assert_eq(g.crashes, 12);
 	cr_assert_eq(g.machines, 3);
 	cr_assert_eq(g.first, 1600000000000000);
 	cr_assert_eq(json_array_size(g.kernels), 2);
+	json_decref(g.kernels);
 }
 
 /* Not group rows: a count that is no number, kernels that are not strings, no crash. */
 Test(clickhouse_row, hostile_group_rows)
 {
-#define CRASH "\"crash_id\":\"c\",\"time_usec\":1,\"archived_at\":1,\"records\":\"[]\""
+#define CRASH                                                                                      \
+	"\"crash_id\":\"" C1 "\",\"machine_id\":\"\",\"time_usec\":1,\"archived_at\":1,"           \
+	"\"records\":\"[]\""
 	const char *const hostile[] = {
 		"{" CRASH ",\"group_machines\":1,\"group_first\":1,\"group_kernels\":[]}",
 		"{" CRASH ",\"group_crashes\":\"-1\",\"group_machines\":1,\"group_first\":1,"
@@ -358,43 +365,132 @@ Test(clickhouse_row, hostile_group_rows)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(hostile); i++) {
-		json_auto_t *row = json_loads(hostile[i], 0, NULL);
 		json_t *newest = NULL;
 		UploadClickhouseGroup g = {};
 
-		cr_assert_not_null(row, "%s", hostile[i]);
-		cr_assert_eq(upload_clickhouse_group_row(row, &newest, &g), -EBADMSG, "%s",
-			     hostile[i]);
+		cr_assert_eq(
+			upload_clickhouse_group_row(hostile[i], strlen(hostile[i]), &newest, &g),
+			-EBADMSG, "%s", hostile[i]);
 		cr_assert_null(newest);
 		cr_assert_null(g.kernels);
 	}
 #undef CRASH
 }
 
-/* Not rows of ours: no id, a time that is no number or too big, records not an array. */
+/*
+ * Not rows of ours: no id, an id or machine id that is none (they go into the query of one
+ * crash), a time that is no number or too big, records not an array, not JSON, not an object.
+ */
 Test(clickhouse_row, hostile_rows)
 {
 	const char *const hostile[] = {
-		"{\"time_usec\":1,\"archived_at\":1,\"records\":\"[]\"}",
-		"{\"crash_id\":\"\",\"time_usec\":1,\"archived_at\":1,\"records\":\"[]\"}",
-		"{\"crash_id\":\"c\",\"time_usec\":\"-1\",\"archived_at\":1,\"records\":\"[]\"}",
-		"{\"crash_id\":\"c\",\"time_usec\":\"1x\",\"archived_at\":1,\"records\":\"[]\"}",
-		"{\"crash_id\":\"c\",\"time_usec\":\"18446744073709551615\",\"archived_at\":1,"
-		"\"records\":\"[]\"}",
-		"{\"crash_id\":\"c\",\"time_usec\":1,\"records\":\"[]\"}",
-		"{\"crash_id\":\"c\",\"time_usec\":1,\"archived_at\":1,\"records\":\"{}\"}",
-		"{\"crash_id\":\"c\",\"time_usec\":1,\"archived_at\":1,\"records\":\"[\"}",
-		"{\"crash_id\":\"c\",\"time_usec\":1,\"archived_at\":1}",
+		"{\"time_usec\":1,\"archived_at\":1,\"records\":\"[]\",\"machine_id\":\"\"}",
+		LIST_ROW("", M1, "1", "\"[]\""),
+		LIST_ROW("c1", M1, "1", "\"[]\""),
+		LIST_ROW(C1 "' OR '1", M1, "1", "\"[]\""),
+		LIST_ROW(C1, "m1", "1", "\"[]\""),
+		LIST_ROW(C1, "' OR 1 = 1 --", "1", "\"[]\""),
+		LIST_ROW(C1, M1, "\"-1\"", "\"[]\""),
+		LIST_ROW(C1, M1, "\"1x\"", "\"[]\""),
+		LIST_ROW(C1, M1, "\"18446744073709551615\"", "\"[]\""),
+		LIST_ROW(C1, M1, "null", "\"[]\""),
+		LIST_ROW(C1, M1, "1", "\"{}\""),
+		LIST_ROW(C1, M1, "1", "\"[\""),
+		LIST_ROW(C1, M1, "1", "[]"),
+		"{\"crash_id\":\"" C1 "\",\"machine_id\":\"\",\"time_usec\":1,\"archived_at\":1}",
 		"[]",
+		"{\"crash_id\":",
+		"",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(hostile); i++) {
-		json_auto_t *row = json_loads(hostile[i], 0, NULL);
 		json_t *crash = NULL;
 
-		cr_assert_not_null(row, "%s", hostile[i]);
-		cr_assert_eq(upload_clickhouse_row_to_crash(row, &crash), -EBADMSG, "%s",
-			     hostile[i]);
+		cr_assert_eq(upload_clickhouse_row_to_crash(hostile[i], strlen(hostile[i]), &crash),
+			     -EBADMSG, "%s", hostile[i]);
 		cr_assert_null(crash);
 	}
+}
+
+/* As ClickHouse writes the row of one crash. */
+#define CRASH_ROW(crash_id, machine_id, dmesg, document)                                           \
+	"{\"crash_id\":\"" crash_id "\",\"machine_id\":\"" machine_id "\",\"hostname\":\"h1\","    \
+	"\"dmesg\":" dmesg ",\"document\":" document "}"
+
+/* What show, dmesg and export read: the document, with the host name and the log of the row. */
+Test(clickhouse_row, document)
+{
+	const char *row = CRASH_ROW(C1, M1, "\"<0>panic\\n\"",
+				    "\"{\\\"export_version\\\":1,\\\"id\\\":\\\"" C1 "\\\"}\"");
+	const char *hostile[] = {
+		/* The document of another crash, or of another machine. */
+		CRASH_ROW(C1, M1, "\"\"",
+			  "\"{\\\"export_version\\\":1,\\\"id\\\":"
+			  "\\\"c1c1c1c1-0000-5000-8000-000000000002\\\"}\""),
+		CRASH_ROW(C1, M1, "\"\"",
+			  "\"{\\\"export_version\\\":1,\\\"id\\\":\\\"" C1 "\\\","
+			  "\\\"machine_id\\\":\\\"22222222222222222222222222222222\\\"}\""),
+		/* Not a document, no document, a log that is no text. */
+		CRASH_ROW(C1, M1, "\"\"", "\"{\\\"id\\\":\\\"" C1 "\\\"}\""),
+		CRASH_ROW(C1, M1, "\"\"", "\"{\""),
+		CRASH_ROW(C1, M1, "\"\"", "null"),
+		CRASH_ROW(C1, M1, "1", "\"{\\\"export_version\\\":1,\\\"id\\\":\\\"" C1 "\\\"}\""),
+		CRASH_ROW("c1", M1, "\"\"", "\"{\\\"export_version\\\":1,\\\"id\\\":\\\"c1\\\"}\""),
+	};
+	json_auto_t *doc = NULL;
+	_cleanup_free_ char *text = NULL;
+
+	cr_assert_eq(upload_clickhouse_row_to_document(row, strlen(row), &doc), 0);
+	text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+	cr_assert_str_eq(text,
+			 "{\"dmesg\":\"<0>panic\\n\",\"export_version\":1,\"hostname\":\"h1\","
+			 "\"id\":\"" C1 "\",\"machine_id\":\"" M1 "\"}");
+	for (size_t i = 0; i < ARRAY_SIZE(hostile); i++) {
+		json_t *d = NULL;
+
+		cr_assert_eq(upload_clickhouse_row_to_document(hostile[i], strlen(hostile[i]), &d),
+			     -EBADMSG, "%s", hostile[i]);
+		cr_assert_null(d);
+	}
+}
+
+/* Lines past the bound are read past, whole, and never kept; the next one is read. */
+Test(clickhouse_row, read_line)
+{
+	char input[] = "short\n0123456789\n\nlast";
+	const char *expected[] = {"short", NULL, "", "last"};
+	FILE *f = fmemopen(input, strlen(input), "r");
+	_cleanup_free_ char *line = NULL;
+	size_t allocated = 0, len;
+
+	cr_assert_not_null(f);
+	for (size_t i = 0; i < ARRAY_SIZE(expected); i++) {
+		int r = upload_clickhouse_read_line(f, 8, &line, &allocated, &len);
+
+		if (!expected[i]) {
+			cr_assert_eq(r, -E2BIG);
+			continue;
+		}
+		cr_assert_eq(r, 1);
+		cr_assert_eq(len, strlen(expected[i]));
+		cr_assert_str_eq(line, expected[i]);
+		cr_assert_leq(allocated, 9);
+	}
+	cr_assert_eq(upload_clickhouse_read_line(f, 8, &line, &allocated, &len), 0);
+	fclose(f);
+}
+
+/* The query of one crash takes only ids of pstored. */
+Test(clickhouse_row, select_crash)
+{
+	_cleanup_free_ char *q = NULL;
+
+	cr_assert_eq(upload_clickhouse_select_crash(M1, C1, &q), 0);
+	cr_assert_str_eq(q, "SELECT crash_id, machine_id, hostname, dmesg, document "
+			    "FROM pstored.crashes FINAL WHERE machine_id = '" M1 "' AND "
+			    "crash_id = '" C1 "' LIMIT 1 FORMAT JSONEachRow\n");
+	free(TAKE_PTR(q));
+	cr_assert_eq(upload_clickhouse_select_crash("", C1, &q), 0);
+	cr_assert_eq(upload_clickhouse_select_crash("' OR 1 = 1 --", C1, &(char *){NULL}), -EINVAL);
+	cr_assert_eq(upload_clickhouse_select_crash(M1, C1 "'", &(char *){NULL}), -EINVAL);
 }

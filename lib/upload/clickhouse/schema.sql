@@ -14,6 +14,11 @@
 -- MergeTree settings in the PARTITION BY / ORDER BY form, which current
 -- versions require), but no later version was run here.
 --
+-- A table made before the column "document" came (the export document, which
+-- pstorectl --clickhouse show and export read) takes it with
+--	ALTER TABLE pstored.crashes ADD COLUMN document String
+-- (18.16 has no ADD COLUMN IF NOT EXISTS, so this file cannot do it for you).
+--
 -- A crash sent twice (a batch resent after a timeout whose INSERT had in fact
 -- landed) is two rows until ReplacingMergeTree merges the parts, and one
 -- after: count crashes with uniqExact(machine_id, crash_id), or read the
@@ -46,7 +51,8 @@ CREATE TABLE IF NOT EXISTS pstored.crashes (
 	frame_size Array(Int64),
 	frame_module Array(String),
 	dmesg String,
-	records String
+	records String,
+	document String
 ) ENGINE = ReplacingMergeTree()
 PARTITION BY toYYYYMM(time)
 ORDER BY (machine_id, crash_id);

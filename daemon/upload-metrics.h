@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "config/config.h"
-#include "upload.h"
+#include "upload/upload.h"
 
 #define UPLOAD_METRICS_FILE "pstored-upload.prom"
 
