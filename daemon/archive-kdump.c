@@ -85,7 +85,7 @@ int archive_open_kdump(Archive *a)
 	const char *dir = a->config->kdump_dir;
 	int r;
 
-	if (!dir)
+	if (!a->config->kdump || !dir)
 		return 0;
 	a->kdump_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (a->kdump_fd < 0) {

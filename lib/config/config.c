@@ -73,6 +73,7 @@ static const ConfigItem config_items[] = {
 	ARCHIVE("MaxLogSize", size, max_log_size, "8M"),
 	ARCHIVE("MaxRecordsPerRun", count_limit, max_records_per_run, "4096"),
 	ARCHIVE("MaxBytesPerRun", size_limit, max_bytes_per_run, "64M"),
+	ARCHIVE("Kdump", boolean, kdump, "yes"),
 	ARCHIVE("KdumpDir", path, kdump_dir, "/var/crash"),
 
 	STORE("MaxAge", time_limit, max_age_usec, "infinity"),

@@ -83,7 +83,8 @@ typedef struct PstoredConfig {
 	uint64_t max_log_size;
 	uint64_t max_records_per_run;
 	uint64_t max_bytes_per_run;
-	char *kdump_dir; /* kdump-tools' KDUMP_COREDIR; NULL: kdump dumps are not taken */
+	bool kdump;	 /* take kdump-tools' dumps */
+	char *kdump_dir; /* kdump-tools' KDUMP_COREDIR */
 
 	/* [Store]; PSTORED_CONFIG_UNLIMITED turns a limit off */
 	uint64_t max_age_usec;

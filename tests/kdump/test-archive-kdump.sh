@@ -233,13 +233,13 @@ archive
 check "rerun: still one crash" eq "$(crashes)" 1
 check "rerun: still one entry" eq "$(entries)" 1
 
-# The pstore crash archived by an earlier run (KdumpDir= off then): the dump
+# The pstore crash archived by an earlier run (Kdump=no then): the dump
 # joins the stored crash, and sends no entry of its own.
 setup erst-multipart
 case=same-panic-later
-printf '[Archive]\nKdumpDir=\n' >"$tmp/off.conf"
+printf '[Archive]\nKdump=no\nKdumpDir=%s\n' "$tmp/crash" >"$tmp/off.conf"
 "$PSTORED" archive --config="$tmp/off.conf" --pstore-dir="$tmp/pstore" --store-dir="$tmp/store" >/dev/null 2>&1
-check "KdumpDir= empty: the dump is not taken" eq "$(jq -c .sources "$tmp"/store/*/crash.json)" null
+check "Kdump=no: the dump is not taken" eq "$(jq -c .sources "$tmp"/store/*/crash.json)" null
 archive
 check "exit status" eq "$rc" 0
 check "still one crash" eq "$(crashes)" 1
