@@ -66,7 +66,7 @@ static const struct {
 /* crash.json's records, without the data that the export document adds to them. */
 static char *records_metadata(json_t *records)
 {
-	json_auto_t *copy = json_deep_copy(records ?: json_array());
+	json_auto_t *copy = records ? json_deep_copy(records) : json_array();
 	json_t *record;
 	size_t i;
 
