@@ -26,6 +26,9 @@ static bool is_quoted_printable(const char *log, size_t len)
 {
 	size_t soft_breaks = 0;
 
+	/* An empty log may be NULL, which memmem() must not get. */
+	if (len < 2)
+		return false;
 	if (log_contains(log, len, "=3D") || log_contains(log, len, "=20\n"))
 		return true;
 	for (const char *p = memmem(log, len, "=\n", 2); p && soft_breaks < 3;
