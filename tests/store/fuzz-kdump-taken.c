@@ -13,6 +13,8 @@
 #include "macro.h"
 #include "store/kdump-taken.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	_cleanup_free_ char *text = NULL;
