@@ -267,7 +267,10 @@ const char *regex_check_size(const char *re)
 			if (!p)
 				return NULL; /* unterminated: regcomp() refuses it */
 			regex_size_add(&s, 1, false);
-		} else if (*p != '^' && *p != '$') {
+		} else if (*p == '^' || *p == '$') {
+			/* An anchor is a part of glibc's automaton that matches the empty string. */
+			regex_size_add(&s, 1, true);
+		} else {
 			/* glibc takes "\1" in an extended expression too, not as the digit. */
 			if (*p == '\\' && p[1] >= '1' && p[1] <= '9')
 				return regex_back_reference;
